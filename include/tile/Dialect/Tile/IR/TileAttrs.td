@@ -1,0 +1,168 @@
+//===- TileAttrs.td - Attributes of the tile dialect -------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEATTRS_TD
+#define TILE_DIALECT_TILE_IR_TILEATTRS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+
+class Tile_Attr<string name, string attrMnemonic, list<Trait> traits = []>
+    : AttrDef<Tile_Dialect, name, traits> {
+  let mnemonic = attrMnemonic;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tile_Scope : I32EnumAttr<"Scope", "memory scope of a tile buffer", [
+    I32EnumAttrCase<"Shared", 1, "shared">,
+    I32EnumAttrCase<"Fragment", 2, "fragment">,
+    I32EnumAttrCase<"Local", 3, "local">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_ScopeAttr : EnumAttr<Tile_Dialect, Tile_Scope, "scope"> {
+  let summary = "Memory scope of a tile buffer (a memref memory space)";
+  let description = [{
+    Used as the memory space of a `memref`:
+    - `#tile.scope<shared>`: shared memory of a thread block (LDS on AMD).
+    - `#tile.scope<fragment>`: registers; the tile is distributed over the
+      threads of the block by a layout that `tile-infer-layouts` picks (or
+      that `tile.annotate_layout` pins).
+    - `#tile.scope<local>`: registers private to each thread; every thread
+      holds the whole buffer.
+    A memref without a memory space lives in global memory.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_GemmWarpPolicy : I32EnumAttr<"GemmWarpPolicy",
+    "how the warps of a block split a gemm's M x N output", [
+    I32EnumAttrCase<"Square", 0, "square">,
+    I32EnumAttrCase<"FullRow", 1, "full_row">,
+    I32EnumAttrCase<"FullCol", 2, "full_col">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_GemmWarpPolicyAttr
+    : EnumAttr<Tile_Dialect, Tile_GemmWarpPolicy, "policy"> {
+  let summary = "Warp partition of a gemm";
+  let description = [{
+    `square` splits M x N among the warps as evenly as the shape allows;
+    `full_row` gives each warp whole rows of the output (warps stacked
+    along M); `full_col` gives each warp whole columns (warps along N).
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_ReduceKind : I32EnumAttr<"ReduceKind", "reduction kind", [
+    I32EnumAttrCase<"Sum", 0, "sum">,
+    I32EnumAttrCase<"Max", 1, "max">,
+    I32EnumAttrCase<"Min", 2, "min">,
+    I32EnumAttrCase<"AbsSum", 3, "abssum">,
+    I32EnumAttrCase<"AbsMax", 4, "absmax">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_ReduceKindAttr : EnumAttr<Tile_Dialect, Tile_ReduceKind, "reduce"> {
+  let summary = "Kind of a tile.reduce";
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tile_CopyInst : I32EnumAttr<"CopyInst",
+    "instruction family a tile.copy should use", [
+    I32EnumAttrCase<"Auto", 0, "auto">,
+    I32EnumAttrCase<"Vector", 1, "vector">,
+    I32EnumAttrCase<"CpAsync", 2, "cp_async">,
+    I32EnumAttrCase<"Tma", 3, "tma">,
+    I32EnumAttrCase<"LdMatrix", 4, "ldmatrix">,
+    I32EnumAttrCase<"StMatrix", 5, "stmatrix">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
+def Tile_CopyInstAttr : EnumAttr<Tile_Dialect, Tile_CopyInst, "copy_inst"> {
+  let summary = "Instruction hint of a tile.copy";
+  let description = [{
+    `auto` lets the compiler choose. `vector`: plain (vectorized) loads and
+    stores. `cp_async`: global to shared through `cp.async` (NVIDIA sm_80+).
+    `tma`: global to/from shared through the tensor memory accelerator
+    (NVIDIA sm_90a). `ldmatrix`: shared to fragment. `stmatrix`: fragment to
+    shared (sm_90). Target legality is checked by `tile-verify-target`.
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
+  let summary = "Distribution of a register tile over the threads of a block";
+  let description = [{
+    Maps each element of a tile of shape `shape` to a (thread, register)
+    pair. `map` is an affine map from the tile's indices to two results:
+    the thread that owns the element and the index of the element among
+    that thread's registers. `threads` is the number of threads that hold
+    the tile; with `replicate = r` the tile is held `r` times over: the
+    owner `t` given by the map (`0 <= t < threads / r`) and the threads
+    `t + k * threads / r` for `0 < k < r` hold the same element.
+
+    Example, the C fragment of one m16n8 `mma.sync` tile held by one warp:
+    ```mlir
+    #tile.fragment<[16, 8], threads = 32,
+                   (d0, d1) -> ((d0 mod 8) * 4 + (d1 mod 8) floordiv 2,
+                                (d1 mod 2) + (d0 floordiv 8) * 2)>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "tile shape">:$shape,
+    "int64_t":$threads,
+    "::mlir::AffineMap":$map,
+    DefaultValuedParameter<"int64_t", "1">:$replicate
+  );
+  let assemblyFormat = [{
+    `<` `[` $shape `]` `,` `threads` `=` $threads `,` $map
+    (`,` `replicate` `=` $replicate^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Registers each thread holds.
+    int64_t getNumRegisters() const;
+    /// (thread, register) of the element at `indices`, for the owner copy.
+    std::pair<int64_t, int64_t> apply(::llvm::ArrayRef<int64_t> indices) const;
+  }];
+}
+
+def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
+  let summary = "XOR swizzle of a shared-memory buffer";
+  let description = [{
+    Permutes the byte offsets of a shared buffer to avoid bank conflicts and
+    to match the layouts that `ldmatrix`, `wgmma` and TMA expect. With
+    parameters `<bits, base, shift>`, a byte offset `o` is stored at
+    `o ^ ((o >> shift) & (((1 << bits) - 1) << base))`: `bits` bits taken
+    `shift` bits above bit `base` are XORed into the bits at `base`.
+    `#tile.swizzle<3, 4, 3>` is the 128-byte swizzle of TMA and wgmma
+    (16-byte chunks permuted within 128-byte rows), `<2, 4, 3>` the
+    64-byte one and `<1, 4, 3>` the 32-byte one.
+  }];
+  let parameters = (ins "int64_t":$bits, "int64_t":$base, "int64_t":$shift);
+  let assemblyFormat = "`<` $bits `,` $base `,` $shift `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The swizzled byte offset of `offset`.
+    int64_t apply(int64_t offset) const;
+  }];
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEATTRS_TD

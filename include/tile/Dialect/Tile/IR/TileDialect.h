@@ -1,0 +1,42 @@
+//===- TileDialect.h - The tile dialect -------------------------*- C++ -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEDIALECT_H
+#define TILE_DIALECT_TILE_IR_TILEDIALECT_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tile/Dialect/Tile/IR/TileDialect.h.inc"
+#include "tile/Dialect/Tile/IR/TileEnums.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "tile/Dialect/Tile/IR/TileAttrs.h.inc"
+
+namespace mlir::tile {
+
+/// Resource of the layout annotations (see tile.annotate_layout).
+struct LayoutResource : public SideEffects::Resource::Base<LayoutResource> {
+  StringRef getName() final { return "tile.layout"; }
+};
+
+/// The scope of a memref: its #tile.scope, or std::nullopt for global
+/// memory (no memory space).
+std::optional<Scope> getScope(MemRefType type);
+/// True for a memref in global memory.
+bool isGlobal(MemRefType type);
+/// "global", "shared", "fragment" or "local".
+StringRef stringifyScopeOf(MemRefType type);
+
+} // namespace mlir::tile
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/Tile/IR/TileOps.h.inc"
+
+#endif // TILE_DIALECT_TILE_IR_TILEDIALECT_H

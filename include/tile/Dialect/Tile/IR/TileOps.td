@@ -1,0 +1,473 @@
+//===- TileOps.td - Operations of the tile dialect ---------*- tablegen -*-===//
+
+#ifndef TILE_DIALECT_TILE_IR_TILEOPS_TD
+#define TILE_DIALECT_TILE_IR_TILEOPS_TD
+
+include "tile/Dialect/Tile/IR/TileDialect.td"
+include "tile/Dialect/Tile/IR/TileAttrs.td"
+include "mlir/IR/OpAsmInterface.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/LoopLikeInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// A resource that orders layout annotations with respect to each other so
+// that they are neither erased nor reordered by generic transformations.
+def Tile_LayoutResource : Resource<"::mlir::tile::LayoutResource">;
+
+//===----------------------------------------------------------------------===//
+// Structure: kernel, yield
+//===----------------------------------------------------------------------===//
+
+def Tile_KernelOp : Tile_Op<"kernel", [
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
+  ]> {
+  let summary = "A grid of thread blocks";
+  let description = [{
+    Runs its body once for every block of a grid of one to three dimensions.
+    The region's arguments are the block's indices (`bx`, `by`, `bz`), each
+    in `[0, extent)`. Extents are static integers or `index` values
+    (dynamic). `threads` is the number of threads of each block; tile
+    operations in the body are executed cooperatively by all of them. The
+    optional `cluster` groups blocks into thread-block clusters (NVIDIA
+    sm_90a). The body may read and write the global memrefs of the
+    enclosing function.
+
+    ```mlir
+    tile.kernel (%bx, %by) in (%gx, 8) threads(128) {
+      %a = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    Variadic<Index>:$dynamic_grid,
+    DenseI64ArrayAttr:$static_grid,
+    I64Attr:$threads,
+    OptionalAttr<DenseI64ArrayAttr>:$cluster
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    OpBuilder<(ins "::llvm::ArrayRef<::mlir::OpFoldResult>":$grid,
+                   "int64_t":$threads)>
+  ];
+  let extraClassDeclaration = [{
+    /// Grid extents, static ones as attributes.
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedGrid();
+    unsigned getGridRank() { return getStaticGrid().size(); }
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    ::mlir::Block::BlockArgListType getBlockIndices() {
+      return getBodyBlock().getArguments();
+    }
+  }];
+}
+
+def Tile_YieldOp : Tile_Op<"yield", [
+    Pure, Terminator, ReturnLike,
+    ParentOneOf<["KernelOp", "ParallelOp", "PipelinedOp"]>
+  ]> {
+  let summary = "Terminator of tile regions";
+  let description = [{
+    Ends the body of `tile.kernel`, `tile.parallel` and `tile.pipelined`.
+    It is implicit in their custom form.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+class Tile_AllocOp<string mnemonic, string scope, string scopeDoc>
+    : Tile_Op<mnemonic, []> {
+  let summary = "Allocate a " # scope # " tile buffer";
+  let description = [{
+    Allocates a statically shaped buffer of the enclosing block,
+  }] # scopeDoc # [{
+    The result's memory space must be `#tile.scope<}] # scope # [{>`. The
+    buffer lives until the end of the block's execution of the kernel.
+    Its contents are undefined until written.
+  }];
+  let results = (outs Res<AnyStaticShapeMemRef, "the buffer",
+                          [MemAlloc<DefaultResource>]>:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+  code expectedScope = "::mlir::tile::Scope::" # !cond(
+      !eq(scope, "shared") : "Shared",
+      !eq(scope, "fragment") : "Fragment",
+      true : "Local");
+  let extraClassDeclaration = [{
+    static ::mlir::tile::Scope getExpectedScope() { return }] # expectedScope # [{; }
+  }];
+}
+
+def Tile_AllocSharedOp : Tile_AllocOp<"alloc_shared", "shared", [{
+    in shared memory: all threads of the block see the same data.
+    ```mlir
+    %a = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    ```
+  }]>;
+
+def Tile_AllocFragmentOp : Tile_AllocOp<"alloc_fragment", "fragment", [{
+    in registers, distributed over the block's threads by a layout that the
+    compiler infers (for example the accumulator layout of the tensor-core
+    instruction that writes it).
+    ```mlir
+    %c = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    ```
+  }]>;
+
+def Tile_AllocLocalOp : Tile_AllocOp<"alloc_local", "local", [{
+    in registers private to each thread: every thread holds its own copy of
+    the whole buffer (a scalar accumulator, a small per-thread array).
+    ```mlir
+    %s = tile.alloc_local : memref<1xf32, #tile.scope<local>>
+    ```
+  }]>;
+
+//===----------------------------------------------------------------------===//
+// Data movement
+//===----------------------------------------------------------------------===//
+
+def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+  let summary = "Copy a tile between two buffers of any scopes";
+  let description = [{
+    Copies a rectangular region of `source` to a region of `target`. Each
+    region is given by offsets (static or `index` values) and static sizes;
+    unit dimensions are dropped when the regions are matched, so a region of
+    a 4-d tensor of sizes `[1, 64, 1, 128]` matches a `64x128` buffer. The
+    regions' shapes without unit dimensions must be equal.
+
+    Either side may hang over the edge of a global tensor: elements read
+    from outside the source give the pad value (`pad`, zero when absent),
+    elements written outside the target are dropped. Regions of shared,
+    fragment and local buffers must lie inside the buffer. Element types
+    may differ: values are converted (for example an f32 accumulator stored
+    as f16). `inst` asks for an instruction family (see
+    `#tile.copy_inst`).
+
+    Offsets and sizes may be left out: a side written without offsets is
+    the whole buffer (offsets zero, sizes its static shape); a side written
+    with offsets but without sizes takes its sizes from the other side.
+
+    ```mlir
+    tile.copy %A[%m, %k] to %As
+        : memref<?x?xf16> to memref<128x32xf16, #tile.scope<shared>>
+    tile.copy %Q[%b, %m, %h, 0] [1, 64, 1, 128] to %Qs
+        : memref<?x?x?x128xf16> to memref<64x128xf16, #tile.scope<shared>>
+    tile.copy %Cf to %C[%m, %n]
+        : memref<128x128xf32, #tile.scope<fragment>> to memref<?x?xf16>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "source buffer", [MemRead]>:$source,
+    Variadic<Index>:$source_offsets,
+    DenseI64ArrayAttr:$static_source_offsets,
+    DenseI64ArrayAttr:$source_sizes,
+    Arg<AnyMemRef, "target buffer", [MemWrite]>:$target,
+    Variadic<Index>:$target_offsets,
+    DenseI64ArrayAttr:$static_target_offsets,
+    DenseI64ArrayAttr:$target_sizes,
+    OptionalAttr<TypedAttrInterface>:$pad,
+    DefaultValuedAttr<Tile_CopyInstAttr, "::mlir::tile::CopyInst::Auto">:$inst
+  );
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSourceOffsets();
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedTargetOffsets();
+    /// The copied tile's shape: the region shape without unit dimensions.
+    ::llvm::SmallVector<int64_t> getTileShape();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+def Tile_GemmOp : Tile_Op<"gemm"> {
+  let summary = "Tile matrix multiply-accumulate: C += op(A) * op(B)";
+  let description = [{
+    Multiplies an `M x K` tile `A` (`K x M` with `transpose_a`) by a `K x N`
+    tile `B` (`N x K` with `transpose_b`) and adds the product to the
+    `M x N` accumulator `C`; with `clear_accum`, `C` is zeroed first. `A`
+    and `B` live in shared memory or in fragments, `C` in a fragment. The
+    block's warps split the output by `policy`.
+
+    Legal element types (A, B -> C): f16 -> f16 or f32; bf16 -> f32;
+    f32 -> f32 (tf32 tensor cores on GPUs); fp8 (e4m3 / e5m2, in any mix)
+    -> f32 or f16; i8 -> i32. Whether a target supports a combination is
+    checked by `tile-verify-target`.
+
+    ```mlir
+    tile.gemm %As, %Bs, %Cf {transpose_b}
+        : memref<128x32xf16, #tile.scope<shared>>,
+          memref<128x32xf16, #tile.scope<shared>>,
+          memref<128x128xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "A", [MemRead]>:$a,
+    Arg<AnyStaticShapeMemRef, "B", [MemRead]>:$b,
+    Arg<AnyStaticShapeMemRef, "C", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_a,
+    UnitAttr:$transpose_b,
+    UnitAttr:$clear_accum,
+    DefaultValuedAttr<Tile_GemmWarpPolicyAttr,
+                      "::mlir::tile::GemmWarpPolicy::Square">:$policy
+  );
+  let assemblyFormat = [{
+    $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getM();
+    int64_t getN();
+    int64_t getK();
+  }];
+}
+
+def Tile_GemmSpOp : Tile_Op<"gemm_sp"> {
+  let summary = "2:4 structured-sparse tile multiply-accumulate";
+  let description = [{
+    Like `tile.gemm`, with a 2:4 sparse `A`: of every 4 consecutive elements
+    along K at most 2 are non-zero. `A` holds the kept values, `M x K/2`;
+    `E` holds the metadata: 2 bits per kept value giving its position in
+    its group of 4, packed into integers of w bits (i8, i16 or i32), so `E`
+    is `M x K/w`. `B` is `K x N` (`N x K` with `transpose_b`), `C` the
+    `M x N` accumulator. Element types as for `tile.gemm`, except f32.
+
+    ```mlir
+    tile.gemm_sp %As, %Es, %Bs, %Cf
+        : memref<128x32xf16, #tile.scope<shared>>,
+          memref<128x4xi16, #tile.scope<shared>>,
+          memref<64x128xf16, #tile.scope<shared>>,
+          memref<128x128xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "A (compressed)", [MemRead]>:$a,
+    Arg<AnyStaticShapeMemRef, "E (metadata)", [MemRead]>:$e,
+    Arg<AnyStaticShapeMemRef, "B", [MemRead]>:$b,
+    Arg<AnyStaticShapeMemRef, "C", [MemRead, MemWrite]>:$c,
+    UnitAttr:$transpose_b,
+    UnitAttr:$clear_accum,
+    DefaultValuedAttr<Tile_GemmWarpPolicyAttr,
+                      "::mlir::tile::GemmWarpPolicy::Square">:$policy
+  );
+  let assemblyFormat = [{
+    $a `,` $e `,` $b `,` $c attr-dict `:` type($a) `,` type($e) `,` type($b)
+    `,` type($c)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_FillOp : Tile_Op<"fill"> {
+  let summary = "Set every element of a tile buffer to a value";
+  let description = [{
+    Writes `value` (of the buffer's element type) to every element of
+    `buffer`. A fill with a constant zero canonicalizes to `tile.clear`.
+
+    ```mlir
+    tile.fill %m, %neg_inf : memref<128xf32, #tile.scope<fragment>>, f32
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyStaticShapeMemRef, "buffer", [MemWrite]>:$buffer,
+    AnyTypeOf<[AnyInteger, Index, AnyFloat]>:$value
+  );
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer) `,` type($value)";
+  let hasVerifier = 1;
+  let hasCanonicalizer = 1;
+}
+
+def Tile_ClearOp : Tile_Op<"clear"> {
+  let summary = "Set every element of a tile buffer to zero";
+  let description = [{
+    ```mlir
+    tile.clear %c : memref<128x128xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins Arg<AnyStaticShapeMemRef, "buffer", [MemWrite]>:$buffer);
+  let assemblyFormat = "$buffer attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+def Tile_ReduceOp : Tile_Op<"reduce"> {
+  let summary = "Reduce a tile along one dimension";
+  let description = [{
+    Reduces `source` along `dim` with `kind` (`sum`, `max`, `min`,
+    `abssum` = sum of absolute values, `absmax` = largest absolute value)
+    into `target`, whose shape is the source's without `dim` (a 1-d source
+    reduces into a buffer of shape `[1]`). With `clear` (the default) the
+    target is overwritten; without it the result is combined with the
+    target's current contents by the same kind (for `abssum` / `absmax`:
+    sum / max). Source and target are fragment, shared or local buffers.
+
+    ```mlir
+    tile.reduce max %s into %m dim = 1
+        : memref<64x64xf32, #tile.scope<fragment>> into
+          memref<64xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReduceKindAttr:$kind,
+    Arg<AnyStaticShapeMemRef, "source", [MemRead]>:$source,
+    Arg<AnyStaticShapeMemRef, "target", [MemRead, MemWrite]>:$target,
+    I64Attr:$dim,
+    DefaultValuedAttr<BoolAttr, "true">:$clear
+  );
+  let assemblyFormat = [{
+    custom<ReduceKind>($kind) $source `into` $target `dim` `=` $dim attr-dict
+    `:` type($source) `into` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
+class Tile_AtomicOp<string mnemonic, string what>
+    : Tile_Op<mnemonic> {
+  let summary = "Atomic " # what # " into global or shared memory";
+  let description = [{
+    Atomically combines `value` into `target` at `offsets` (}] # what # [{).
+    `value` is a scalar of the target's element type (one element, executed
+    once per thread that reaches it) or a tile buffer of the target's rank
+    (the whole tile, executed once per block, each element atomically).
+    Elements of a tile that fall outside the target are dropped.
+
+    ```mlir
+    tile.}] # mnemonic # [{ %out[%i, %j], %partial
+        : memref<?x?xf32>, memref<64x64xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Arg<AnyMemRef, "target", [MemRead, MemWrite]>:$target,
+    Variadic<Index>:$offsets,
+    DenseI64ArrayAttr:$static_offsets,
+    Arg<AnyType, "value or tile", [MemRead]>:$value
+  );
+  let assemblyFormat = [{
+    $target custom<DynamicIndexList>($offsets, $static_offsets) `,` $value
+    attr-dict `:` type($target) `,` type($value)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedOffsets();
+  }];
+}
+
+def Tile_AtomicAddOp : Tile_AtomicOp<"atomic_add", "addition">;
+def Tile_AtomicMaxOp : Tile_AtomicOp<"atomic_max", "maximum">;
+def Tile_AtomicMinOp : Tile_AtomicOp<"atomic_min", "minimum">;
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+def Tile_ParallelOp : Tile_Op<"parallel", [
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface,
+        ["getLoopInductionVars"]>
+  ]> {
+  let summary = "Element-wise loop nest over a tile";
+  let description = [{
+    Runs its body for every index `(i0, ..., in-1)` of an iteration space of
+    static `extents`; the iterations are independent and may run in any
+    order. The compiler spreads them over the block's threads following the
+    layout of the fragments the body touches, and vectorizes the innermost
+    dimension. The body uses upstream ops (`memref.load`, `arith.*`,
+    `math.*`) on tile buffers.
+
+    ```mlir
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %s[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+      ...
+    }
+    ```
+  }];
+  let arguments = (ins DenseI64ArrayAttr:$extents);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::llvm::ArrayRef<int64_t>":$extents)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Tile_PipelinedOp : Tile_Op<"pipelined", [
+    RecursiveMemoryEffects,
+    SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
+    DeclareOpInterfaceMethods<LoopLikeOpInterface,
+        ["getLoopInductionVars", "getLoopLowerBounds", "getLoopUpperBounds",
+         "getLoopSteps"]>
+  ]> {
+  let summary = "Serial loop software-pipelined num_stages deep";
+  let description = [{
+    A serial loop from `lower` to `upper` by `step` whose iterations the
+    compiler overlaps: copies of iteration `k + s` run while iteration `k`
+    computes, for `s < num_stages`, with multi-buffered shared memory,
+    asynchronous copies and the barriers they need. The result is the same
+    as the plain serial loop. `order` and `stage` (both indexed by the
+    top-level ops of the body) pin the schedule: `stage[i]` is the
+    pipeline stage of op `i` and `order[i]` its position within an
+    iteration of the steady state.
+
+    ```mlir
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 3 {
+      tile.copy %A[%m, %k] to %As : ...
+      tile.gemm %As, %Bs, %Cf : ...
+    }
+    ```
+  }];
+  let arguments = (ins
+    Index:$lower, Index:$upper, Index:$step,
+    I64Attr:$num_stages,
+    OptionalAttr<DenseI64ArrayAttr>:$order,
+    OptionalAttr<DenseI64ArrayAttr>:$stage
+  );
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "::mlir::Value":$lower, "::mlir::Value":$upper,
+                                 "::mlir::Value":$step, "int64_t":$numStages)>];
+  let extraClassDeclaration = [{
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+    ::mlir::Value getInductionVar() { return getBodyBlock().getArgument(0); }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layout annotation
+//===----------------------------------------------------------------------===//
+
+def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [
+    MemoryEffects<[MemWrite<Tile_LayoutResource>]>
+  ]> {
+  let summary = "Pin the layout of a fragment or shared buffer";
+  let description = [{
+    Fixes the layout of `buffer` instead of letting `tile-infer-layouts`
+    choose: a `#tile.fragment` for a fragment buffer (its shape must be the
+    buffer's), a `#tile.swizzle` for a shared buffer.
+
+    ```mlir
+    tile.annotate_layout %as layout(#tile.swizzle<3, 4, 3>)
+        : memref<128x64xf16, #tile.scope<shared>>
+    ```
+  }];
+  let arguments = (ins
+    AnyStaticShapeMemRef:$buffer,
+    AnyAttrOf<[Tile_FragmentLayoutAttr, Tile_SwizzleAttr]>:$layout
+  );
+  let assemblyFormat = "$buffer `layout` `(` $layout `)` attr-dict `:` type($buffer)";
+  let hasVerifier = 1;
+}
+
+#endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

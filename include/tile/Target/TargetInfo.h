@@ -1,0 +1,52 @@
+//===- TargetInfo.h - What differs between targets --------------*- C++ -*-===//
+//
+// The one interface behind which NVIDIA sm_80, NVIDIA sm_90a, AMD gfx942 and
+// the CPU differ. Passes are written once and ask the target.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_TARGET_TARGETINFO_H
+#define TILE_TARGET_TARGETINFO_H
+
+#include "mlir/IR/Types.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+
+namespace mlir::tile {
+
+class TargetInfo {
+public:
+  virtual ~TargetInfo();
+
+  /// The target's name as given to passes: cpu, sm_80, sm_90a, gfx942.
+  virtual StringRef getName() const = 0;
+  /// True for GPU targets.
+  virtual bool isGPU() const = 0;
+  /// Threads that execute in lock step (1 on the CPU).
+  virtual int64_t getWarpSize() const = 0;
+  virtual int64_t getMaxThreadsPerBlock() const = 0;
+  /// Shared memory a block may use, in bytes.
+  virtual int64_t getMaxSharedMemoryBytes() const = 0;
+  /// True when thread-block clusters exist.
+  virtual bool supportsClusters() const { return false; }
+  /// True when a gemm with these element types runs on the target.
+  virtual bool supportsGemm(Type a, Type b, Type c) const = 0;
+  /// True when a 2:4 sparse gemm with these element types runs.
+  virtual bool supportsSparseGemm(Type a, Type b, Type c) const = 0;
+  /// True when the copy instruction family exists on the target.
+  virtual bool supportsCopyInst(CopyInst inst) const = 0;
+  /// A short description of the gemm types the target supports, for
+  /// diagnostics.
+  virtual StringRef describeGemmTypes() const = 0;
+
+  /// The target named `name`, or null when unknown.
+  static std::unique_ptr<TargetInfo> get(StringRef name);
+  /// Names accepted by get(), for diagnostics.
+  static StringRef knownTargets();
+};
+
+} // namespace mlir::tile
+
+#endif // TILE_TARGET_TARGETINFO_H

@@ -1,0 +1,122 @@
+//===- VerifyTarget.cpp - tile-verify-target ------------------------------===//
+//
+// Checks every tile.kernel against the limits and instruction set of a
+// target, so that an illegal program fails with a located diagnostic before
+// lowering starts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Target/TargetInfo.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "tile-verify-target"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEVERIFYTARGET
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+int64_t getBufferBytes(MemRefType type) {
+  int64_t bits = type.getElementTypeBitWidth();
+  return (type.getNumElements() * bits + 7) / 8;
+}
+
+LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
+  bool ok = true;
+  int64_t threads = kernel.getThreads();
+  if (threads > target.getMaxThreadsPerBlock()) {
+    kernel.emitOpError() << "uses " << threads << " threads per block; "
+                         << target.getName() << " allows at most "
+                         << target.getMaxThreadsPerBlock();
+    ok = false;
+  }
+  if (target.isGPU() && threads % target.getWarpSize() != 0) {
+    kernel.emitOpError() << "uses " << threads << " threads per block; on "
+                         << target.getName() << " use a multiple of the warp "
+                         << "size " << target.getWarpSize();
+    ok = false;
+  }
+  if (kernel.getCluster() && !target.supportsClusters()) {
+    kernel.emitOpError() << "uses thread-block clusters, which "
+                         << target.getName() << " does not have";
+    ok = false;
+  }
+
+  int64_t sharedBytes = 0;
+  kernel.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
+      sharedBytes += getBufferBytes(alloc.getType());
+    } else if (auto gemm = dyn_cast<GemmOp>(op)) {
+      Type a = gemm.getA().getType().getElementType();
+      Type b = gemm.getB().getType().getElementType();
+      Type c = gemm.getC().getType().getElementType();
+      if (!target.supportsGemm(a, b, c)) {
+        gemm.emitOpError() << "element types " << a << " x " << b << " -> "
+                           << c << " are not supported on "
+                           << target.getName() << " (it supports "
+                           << target.describeGemmTypes() << ")";
+        ok = false;
+      }
+    } else if (auto gemm = dyn_cast<GemmSpOp>(op)) {
+      Type a = gemm.getA().getType().getElementType();
+      Type b = gemm.getB().getType().getElementType();
+      Type c = gemm.getC().getType().getElementType();
+      if (!target.supportsSparseGemm(a, b, c)) {
+        gemm.emitOpError() << "sparse element types " << a << " x " << b
+                           << " -> " << c << " are not supported on "
+                           << target.getName();
+        ok = false;
+      }
+    } else if (auto copy = dyn_cast<CopyOp>(op)) {
+      if (!target.supportsCopyInst(copy.getInst())) {
+        copy.emitOpError() << "asks for instruction '"
+                           << stringifyCopyInst(copy.getInst())
+                           << "', which " << target.getName()
+                           << " does not have; use inst = "
+                              "#tile.copy_inst<auto>";
+        ok = false;
+      }
+    }
+  });
+  LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
+                          << " bytes of shared memory\n");
+  if (sharedBytes > target.getMaxSharedMemoryBytes()) {
+    kernel.emitOpError() << "allocates " << sharedBytes
+                         << " bytes of shared memory; " << target.getName()
+                         << " allows " << target.getMaxSharedMemoryBytes()
+                         << " per block (use smaller tiles or fewer stages)";
+    ok = false;
+  }
+  return success(ok);
+}
+
+struct TileVerifyTargetPass
+    : public tile::impl::TileVerifyTargetBase<TileVerifyTargetPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
+    if (!info) {
+      getOperation().emitError() << "unknown target '" << target
+                                 << "'; expected one of "
+                                 << TargetInfo::knownTargets();
+      return signalPassFailure();
+    }
+    bool ok = true;
+    getOperation().walk([&](KernelOp kernel) {
+      ok &= succeeded(verifyKernel(kernel, *info));
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,33 @@
+//===- InitAllTile.cpp - Register the tile dialect and passes -------------===//
+
+#include "tile/InitAllTile.h"
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
+  registry.insert<tile::TileDialect, amdgpu::AMDGPUDialect,
+                  arith::ArithDialect, cf::ControlFlowDialect,
+                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  math::MathDialect, memref::MemRefDialect,
+                  NVVM::NVVMDialect, nvgpu::NVGPUDialect,
+                  ROCDL::ROCDLDialect, scf::SCFDialect,
+                  vector::VectorDialect>();
+}
+
+void mlir::tile::registerAllTilePasses() { registerTilePasses(); }

@@ -1,0 +1,127 @@
+//===- TargetInfo.cpp - The targets TileMLIR compiles for -----------------===//
+
+#include "tile/Target/TargetInfo.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+TargetInfo::~TargetInfo() = default;
+
+namespace {
+
+bool isNvFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+bool isAmdFp8(Type t) { return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t); }
+
+/// The dense tensor-core combinations every NVIDIA/AMD matrix unit has.
+bool isBaseMma(Type a, Type b, Type c) {
+  if (a.isF16() && b.isF16())
+    return c.isF16() || c.isF32();
+  if (a.isBF16() && b.isBF16())
+    return c.isF32();
+  if (a.isF32() && b.isF32())
+    return c.isF32();
+  return a.isInteger(8) && b.isInteger(8) && c.isInteger(32);
+}
+
+class CpuTarget final : public TargetInfo {
+public:
+  StringRef getName() const override { return "cpu"; }
+  bool isGPU() const override { return false; }
+  int64_t getWarpSize() const override { return 1; }
+  int64_t getMaxThreadsPerBlock() const override { return 1024; }
+  // Shared memory is ordinary memory of the block's worker thread.
+  int64_t getMaxSharedMemoryBytes() const override { return 64 << 20; }
+  bool supportsGemm(Type a, Type b, Type c) const override {
+    return isBaseMma(a, b, c) ||
+           (isNvFp8(a) && isNvFp8(b) && (c.isF32() || c.isF16()));
+  }
+  bool supportsSparseGemm(Type a, Type b, Type c) const override {
+    return supportsGemm(a, b, c) && !a.isF32();
+  }
+  bool supportsCopyInst(CopyInst inst) const override {
+    return inst == CopyInst::Auto || inst == CopyInst::Vector;
+  }
+  StringRef describeGemmTypes() const override {
+    return "f16/bf16/f32/fp8 (e4m3fn, e5m2)/i8 inputs";
+  }
+};
+
+class NvidiaTarget final : public TargetInfo {
+public:
+  NvidiaTarget(StringRef name, int smVersion) : name(name), sm(smVersion) {}
+  StringRef getName() const override { return name; }
+  bool isGPU() const override { return true; }
+  int64_t getWarpSize() const override { return 32; }
+  int64_t getMaxThreadsPerBlock() const override { return 1024; }
+  int64_t getMaxSharedMemoryBytes() const override {
+    return sm >= 90 ? 227 * 1024 : 163 * 1024;
+  }
+  bool supportsClusters() const override { return sm >= 90; }
+  bool supportsGemm(Type a, Type b, Type c) const override {
+    if (isBaseMma(a, b, c))
+      return true;
+    // fp8 tensor cores arrive with sm_89; this project targets sm_90a.
+    return sm >= 90 && isNvFp8(a) && isNvFp8(b) && (c.isF32() || c.isF16());
+  }
+  bool supportsSparseGemm(Type a, Type b, Type c) const override {
+    return supportsGemm(a, b, c) && !a.isF32();
+  }
+  bool supportsCopyInst(CopyInst inst) const override {
+    switch (inst) {
+    case CopyInst::Tma:
+    case CopyInst::StMatrix:
+      return sm >= 90;
+    default:
+      return true;
+    }
+  }
+  StringRef describeGemmTypes() const override {
+    return sm >= 90 ? "f16, bf16, f32 (tf32), fp8 e4m3fn/e5m2 and i8 inputs"
+                    : "f16, bf16, f32 (tf32) and i8 inputs (no fp8 before "
+                      "sm_89)";
+  }
+
+private:
+  StringRef name;
+  int sm;
+};
+
+class AmdTarget final : public TargetInfo {
+public:
+  StringRef getName() const override { return "gfx942"; }
+  bool isGPU() const override { return true; }
+  int64_t getWarpSize() const override { return 64; }
+  int64_t getMaxThreadsPerBlock() const override { return 1024; }
+  int64_t getMaxSharedMemoryBytes() const override { return 64 * 1024; }
+  bool supportsGemm(Type a, Type b, Type c) const override {
+    return isBaseMma(a, b, c) ||
+           (isAmdFp8(a) && isAmdFp8(b) && c.isF32());
+  }
+  bool supportsSparseGemm(Type a, Type b, Type c) const override {
+    return supportsGemm(a, b, c) && !a.isF32();
+  }
+  bool supportsCopyInst(CopyInst inst) const override {
+    return inst == CopyInst::Auto || inst == CopyInst::Vector;
+  }
+  StringRef describeGemmTypes() const override {
+    return "f16, bf16, f32, i8 and fp8 e4m3fnuz/e5m2fnuz inputs";
+  }
+};
+
+} // namespace
+
+std::unique_ptr<TargetInfo> TargetInfo::get(StringRef name) {
+  if (name == "cpu")
+    return std::make_unique<CpuTarget>();
+  if (name == "sm_80")
+    return std::make_unique<NvidiaTarget>("sm_80", 80);
+  if (name == "sm_90a")
+    return std::make_unique<NvidiaTarget>("sm_90a", 90);
+  if (name == "gfx942")
+    return std::make_unique<AmdTarget>();
+  return nullptr;
+}
+
+StringRef TargetInfo::knownTargets() { return "cpu, sm_80, sm_90a, gfx942"; }
