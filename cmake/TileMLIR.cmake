@@ -13,7 +13,9 @@ function(add_tile_library name)
     $<BUILD_INTERFACE:${TILE_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${TILE_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:include>)
-  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR)
+  target_include_directories(${name} SYSTEM PUBLIC
+    ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
+  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
   set_property(GLOBAL APPEND PROPERTY TILE_EXPORTED_LIBS ${name})
   install(TARGETS ${name} EXPORT TileMLIRTargets
     ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)

@@ -4,6 +4,7 @@
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/AMDGPU/IR/AMDGPUDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -26,8 +28,11 @@ void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
                   func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
                   math::MathDialect, memref::MemRefDialect,
                   NVVM::NVVMDialect, nvgpu::NVGPUDialect,
-                  ROCDL::ROCDLDialect, scf::SCFDialect,
+                  omp::OpenMPDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
                   vector::VectorDialect>();
 }
 
-void mlir::tile::registerAllTilePasses() { registerTilePasses(); }
+void mlir::tile::registerAllTilePasses() {
+  registerTilePasses();
+  registerTilePipelines();
+}

@@ -18,6 +18,7 @@ config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%shlibext", config.llvm_shlib_ext))
 config.substitutions.append(("%tile_src_root", config.tile_src_root))
 config.substitutions.append(("%tile_lib_dir", config.tile_lib_dir))
+config.substitutions.append(("%tile_obj_root", config.tile_obj_root))
 config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
@@ -32,6 +33,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tools = [
     "tile-opt",
+    "tile-run",
     ToolSubst("mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir, config.llvm_tools_dir])

@@ -2,6 +2,8 @@
 
 #include "tile/Target/TargetInfo.h"
 
+#include "tile/Conversion/TileToCPU/TileToCPU.h"
+
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -34,8 +36,7 @@ public:
   // Shared memory is ordinary memory of the block's worker thread.
   int64_t getMaxSharedMemoryBytes() const override { return 64 << 20; }
   bool supportsGemm(Type a, Type b, Type c) const override {
-    return isBaseMma(a, b, c) ||
-           (isNvFp8(a) && isNvFp8(b) && (c.isF32() || c.isF16()));
+    return isBaseMma(a, b, c);
   }
   bool supportsSparseGemm(Type a, Type b, Type c) const override {
     return supportsGemm(a, b, c) && !a.isF32();
@@ -44,11 +45,30 @@ public:
     return inst == CopyInst::Auto || inst == CopyInst::Vector;
   }
   StringRef describeGemmTypes() const override {
-    return "f16/bf16/f32/fp8 (e4m3fn, e5m2)/i8 inputs";
+    return "f16, bf16, f32 and i8 inputs";
+  }
+  void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
+    populateTileToCPUOpPatterns(patterns);
+  }
+  LogicalResult lowerKernel(RewriterBase &rewriter,
+                            KernelOp kernel) const override {
+    return lowerKernelToCPU(rewriter, kernel);
   }
 };
 
-class NvidiaTarget final : public TargetInfo {
+/// GPU targets whose lowering is still to come: tile-verify-target works,
+/// the lowering passes report that the target has no lowering yet.
+class GpuTargetBase : public TargetInfo {
+public:
+  void populateLowerOpsPatterns(RewritePatternSet &) const override {}
+  LogicalResult lowerKernel(RewriterBase &, KernelOp kernel) const override {
+    return kernel.emitOpError()
+           << "has no lowering for target '" << getName()
+           << "' in this version of TileMLIR; compile for target 'cpu'";
+  }
+};
+
+class NvidiaTarget final : public GpuTargetBase {
 public:
   NvidiaTarget(StringRef name, int smVersion) : name(name), sm(smVersion) {}
   StringRef getName() const override { return name; }
@@ -88,7 +108,7 @@ private:
   int sm;
 };
 
-class AmdTarget final : public TargetInfo {
+class AmdTarget final : public GpuTargetBase {
 public:
   StringRef getName() const override { return "gfx942"; }
   bool isGPU() const override { return true; }

@@ -8,6 +8,7 @@
 #ifndef TILE_TARGET_TARGETINFO_H
 #define TILE_TARGET_TARGETINFO_H
 
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/Types.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "llvm/ADT/StringRef.h"
@@ -40,6 +41,14 @@ public:
   /// A short description of the gemm types the target supports, for
   /// diagnostics.
   virtual StringRef describeGemmTypes() const = 0;
+
+  /// Patterns of tile-lower-ops: every tile op except tile.kernel becomes
+  /// thread-level upstream IR for this target.
+  virtual void populateLowerOpsPatterns(RewritePatternSet &patterns) const = 0;
+  /// Lowers one tile.kernel (tile-lower-kernel): the grid, the block's
+  /// threads and the memory spaces of its buffers.
+  virtual LogicalResult lowerKernel(RewriterBase &rewriter,
+                                    KernelOp kernel) const = 0;
 
   /// The target named `name`, or null when unknown.
   static std::unique_ptr<TargetInfo> get(StringRef name);

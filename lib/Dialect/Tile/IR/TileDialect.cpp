@@ -6,6 +6,10 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -50,6 +54,80 @@ StringRef mlir::tile::stringifyScopeOf(MemRefType type) {
 // Layouts larger than this are not enumerated by the verifier.
 static constexpr int64_t kMaxEnumeratedElements = 1 << 20;
 
+/// Evaluates a symbol-free affine expression at `dims`. Unlike
+/// AffineMap::compose, never builds IR and never returns a non-constant:
+/// std::nullopt on signed overflow, on a division or modulo by a value that
+/// is not positive and on symbols or out-of-range dimensions.
+static std::optional<int64_t> evaluate(AffineExpr expr,
+                                       ArrayRef<int64_t> dims) {
+  switch (expr.getKind()) {
+  case AffineExprKind::Constant:
+    return cast<AffineConstantExpr>(expr).getValue();
+  case AffineExprKind::DimId: {
+    unsigned pos = cast<AffineDimExpr>(expr).getPosition();
+    if (pos >= dims.size())
+      return std::nullopt;
+    return dims[pos];
+  }
+  case AffineExprKind::SymbolId:
+    return std::nullopt;
+  default:
+    break;
+  }
+  auto binary = cast<AffineBinaryOpExpr>(expr);
+  std::optional<int64_t> lhs = evaluate(binary.getLHS(), dims);
+  if (!lhs)
+    return std::nullopt;
+  std::optional<int64_t> rhs = evaluate(binary.getRHS(), dims);
+  if (!rhs)
+    return std::nullopt;
+  int64_t result;
+  switch (expr.getKind()) {
+  case AffineExprKind::Add:
+    if (llvm::AddOverflow(*lhs, *rhs, result))
+      return std::nullopt;
+    return result;
+  case AffineExprKind::Mul:
+    if (llvm::MulOverflow(*lhs, *rhs, result))
+      return std::nullopt;
+    return result;
+  case AffineExprKind::Mod:
+    if (*rhs <= 0)
+      return std::nullopt;
+    result = *lhs % *rhs;
+    return result < 0 ? result + *rhs : result;
+  case AffineExprKind::FloorDiv:
+    if (*rhs <= 0)
+      return std::nullopt;
+    return *lhs / *rhs - (*lhs % *rhs != 0 && *lhs < 0 ? 1 : 0);
+  case AffineExprKind::CeilDiv:
+    if (*rhs <= 0)
+      return std::nullopt;
+    return *lhs / *rhs + (*lhs % *rhs != 0 && *lhs > 0 ? 1 : 0);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The divisor of the first `mod`, `floordiv` or `ceildiv` in `expr` whose
+/// right-hand side is not a positive constant, if any.
+static std::optional<AffineExpr> findBadDivisor(AffineExpr expr) {
+  std::optional<AffineExpr> bad;
+  expr.walk([&](AffineExpr sub) {
+    if (bad)
+      return;
+    if (sub.getKind() != AffineExprKind::Mod &&
+        sub.getKind() != AffineExprKind::FloorDiv &&
+        sub.getKind() != AffineExprKind::CeilDiv)
+      return;
+    AffineExpr rhs = cast<AffineBinaryOpExpr>(sub).getRHS();
+    auto cst = dyn_cast<AffineConstantExpr>(rhs);
+    if (!cst || cst.getValue() <= 0)
+      bad = rhs;
+  });
+  return bad;
+}
+
 LogicalResult
 FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<int64_t> shape, int64_t threads,
@@ -57,11 +135,12 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (shape.empty())
     return emitError() << "fragment layout needs a shape of rank >= 1";
   int64_t numElements = 1;
+  bool tooLarge = false;
   for (int64_t dim : shape) {
     if (dim <= 0)
       return emitError() << "fragment layout shape must be positive, got "
                          << dim;
-    numElements *= dim;
+    tooLarge |= llvm::MulOverflow(numElements, dim, numElements);
   }
   if (threads <= 0)
     return emitError() << "fragment layout needs threads > 0, got " << threads;
@@ -69,13 +148,24 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "fragment layout replicate (" << replicate
                        << ") must be positive and divide threads (" << threads
                        << ")";
+  if (!map)
+    return emitError() << "fragment layout needs a map";
   if (map.getNumDims() != shape.size() || map.getNumSymbols() != 0 ||
       map.getNumResults() != 2)
     return emitError() << "fragment layout map must take " << shape.size()
                        << " dims, no symbols, and give 2 results (thread, "
                           "register), got "
                        << AffineMapAttr::get(map);
-  if (numElements > kMaxEnumeratedElements)
+  for (AffineExpr result : map.getResults())
+    if (std::optional<AffineExpr> divisor = findBadDivisor(result)) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      divisor->print(os);
+      return emitError() << "fragment layout map divides by " << text
+                         << "; mod, floordiv and ceildiv need a positive "
+                            "constant divisor";
+    }
+  if (tooLarge || numElements > kMaxEnumeratedElements)
     return success();
 
   // Every element must land on an owner thread in range, and no two elements
@@ -89,7 +179,14 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       index[d] = rest % shape[d];
       rest /= shape[d];
     }
-    SmallVector<int64_t> result = map.compose(index);
+    std::optional<int64_t> thread = evaluate(map.getResult(0), index);
+    std::optional<int64_t> reg = evaluate(map.getResult(1), index);
+    if (!thread || !reg) {
+      auto diag = emitError() << "fragment layout map overflows at element [";
+      llvm::interleaveComma(index, diag);
+      return diag << "]";
+    }
+    int64_t result[2] = {*thread, *reg};
     if (result[0] < 0 || result[0] >= owners || result[1] < 0) {
       auto diag = emitError() << "fragment layout maps element [";
       llvm::interleaveComma(index, diag);
@@ -109,15 +206,23 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 
 std::pair<int64_t, int64_t>
 FragmentLayoutAttr::apply(ArrayRef<int64_t> indices) const {
-  SmallVector<int64_t> result = getMap().compose(indices);
-  return {result[0], result[1]};
+  // -1 for what the verifier could not check (layouts too large to
+  // enumerate whose map overflows).
+  std::optional<int64_t> thread = evaluate(getMap().getResult(0), indices);
+  std::optional<int64_t> reg = evaluate(getMap().getResult(1), indices);
+  return {thread.value_or(-1), reg.value_or(-1)};
 }
 
 int64_t FragmentLayoutAttr::getNumRegisters() const {
+  // Saturates rather than overflows for absurdly large layouts.
   int64_t numElements = 1;
   for (int64_t dim : getShape())
-    numElements *= dim;
-  return numElements * getReplicate() / getThreads();
+    if (llvm::MulOverflow(numElements, dim, numElements))
+      return std::numeric_limits<int64_t>::max();
+  int64_t total;
+  if (llvm::MulOverflow(numElements, getReplicate(), total))
+    return std::numeric_limits<int64_t>::max();
+  return total / getThreads();
 }
 
 //===----------------------------------------------------------------------===//

@@ -108,11 +108,36 @@ parseOptionalIndexList(OpAsmParser &parser,
   return success();
 }
 
+/// Parses an optional attribute dictionary (with the `attributes` keyword
+/// when `withKeyword`) and checks the inherent attributes it sets: without
+/// this check a custom parser silently drops an inherent attribute of the
+/// wrong kind (for example `order = [1, 0]` instead of `array<i64: 1, 0>`).
+template <typename OpT>
+static ParseResult parseCheckedAttrDict(OpAsmParser &parser,
+                                        OperationState &result,
+                                        bool withKeyword) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (withKeyword ? parser.parseOptionalAttrDictWithKeyword(result.attributes)
+                  : parser.parseOptionalAttrDict(result.attributes))
+    return failure();
+  return OpT::verifyInherentAttrs(result.name, result.attributes, [&]() {
+    return parser.emitError(loc)
+           << "'" << result.name.getStringRef() << "' op ";
+  });
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
 
 static constexpr StringLiteral kBlockIndexNames[] = {"bx", "by", "bz"};
+
+/// The tile.yield that ends a body is implicit in the custom form; it is
+/// printed only when it carries attributes, which would otherwise be lost.
+static bool needsExplicitTerminator(Region &body) {
+  return !body.empty() && !body.front().empty() &&
+         !body.front().back().getAttrs().empty();
+}
 
 void KernelOp::build(OpBuilder &builder, OperationState &state,
                      ArrayRef<OpFoldResult> grid, int64_t threads) {
@@ -181,7 +206,7 @@ ParseResult KernelOp::parse(OpAsmParser &parser, OperationState &result) {
                         parser.getBuilder().getDenseI64ArrayAttr(cluster));
   }
 
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+  if (parseCheckedAttrDict<KernelOp>(parser, result, /*withKeyword=*/true))
     return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, indices))
@@ -208,7 +233,7 @@ void KernelOp::print(OpAsmPrinter &p) {
                             getClusterAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+                /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
 }
 
 LogicalResult KernelOp::verify() {
@@ -234,8 +259,11 @@ LogicalResult KernelOp::verify() {
     if (!arg.getType().isIndex())
       return emitOpError() << "block indices must have type index, got "
                            << arg.getType();
-  if (getThreads() <= 0)
-    return emitOpError() << "needs threads > 0, got " << getThreads();
+  // I64Attr getters are unsigned: read the attribute as signed so that a
+  // negative count is rejected rather than taken as a huge one.
+  int64_t threads = getThreadsAttr().getInt();
+  if (threads <= 0)
+    return emitOpError() << "needs threads > 0, got " << threads;
   if (std::optional<ArrayRef<int64_t>> cluster = getCluster()) {
     if (cluster->size() != grid.size())
       return emitOpError() << "cluster must have one extent per grid "
@@ -263,18 +291,23 @@ struct FoldConstantGrid : public OpRewritePattern<KernelOp> {
   LogicalResult matchAndRewrite(KernelOp op,
                                 PatternRewriter &rewriter) const override {
     SmallVector<OpFoldResult> grid = op.getMixedGrid();
+    std::optional<ArrayRef<int64_t>> cluster = op.getCluster();
     bool changed = false;
-    for (OpFoldResult &ofr : grid) {
+    for (auto [i, ofr] : llvm::enumerate(grid)) {
       auto value = dyn_cast<Value>(ofr);
       if (!value)
         continue;
       std::optional<int64_t> cst = getConstantIntValue(value);
-      // A non-positive constant would make the op invalid; leave it for the
-      // runtime check rather than turning it into a verifier failure.
-      if (cst && *cst > 0) {
-        ofr = rewriter.getIndexAttr(*cst);
-        changed = true;
-      }
+      // A non-positive constant, or one that the cluster extent does not
+      // divide, would make the op invalid; leave it for the runtime check
+      // rather than turning it into a verifier failure.
+      if (!cst || *cst <= 0)
+        continue;
+      if (cluster && i < cluster->size() && (*cluster)[i] > 0 &&
+          *cst % (*cluster)[i] != 0)
+        continue;
+      ofr = rewriter.getIndexAttr(*cst);
+      changed = true;
     }
     if (!changed)
       return failure();
@@ -404,7 +437,7 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
   Type sourceType, targetType;
   if (parseCopySide(parser, source) || parser.parseKeyword("to") ||
       parseCopySide(parser, target) ||
-      parser.parseOptionalAttrDict(result.attributes) ||
+      parseCheckedAttrDict<CopyOp>(parser, result, /*withKeyword=*/false) ||
       parser.parseColonType(sourceType) || parser.parseKeyword("to") ||
       parser.parseType(targetType))
     return failure();
@@ -516,7 +549,11 @@ static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
     int64_t offset = staticOffsets[d];
     if (ShapedType::isDynamic(offset))
       continue;
-    if (offset < 0 || offset + sizes[d] > type.getDimSize(d))
+    int64_t dimSize = type.getDimSize(d);
+    if (ShapedType::isDynamic(dimSize))
+      continue;
+    // Written so that it cannot overflow: sizes are positive here.
+    if (offset < 0 || sizes[d] > dimSize || offset > dimSize - sizes[d])
       return op.emitOpError()
              << side << " region (offset " << offset << ", size " << sizes[d]
              << " in dim " << d << ") does not fit in the "
@@ -767,17 +804,19 @@ LogicalResult ReduceOp::verify() {
   int64_t rank = src.getRank();
   if (rank == 0)
     return emitOpError() << "source must have rank >= 1";
-  if (getDim() < 0 || getDim() >= rank)
-    return emitOpError() << "dim " << getDim() << " is out of range for a "
+  // The I64Attr getter is unsigned; a negative dim must not wrap around.
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for a "
                          << "source of rank " << rank;
   SmallVector<int64_t> expected = llvm::to_vector(src.getShape());
-  expected.erase(expected.begin() + getDim());
+  expected.erase(expected.begin() + dim);
   if (expected.empty())
     expected.push_back(1);
   if (dst.getShape() != ArrayRef<int64_t>(expected))
     return emitOpError() << "target shape must be "
                          << shapeStr(expected) << " (source shape without dim "
-                         << getDim() << "), got " << shapeStr(dst.getShape());
+                         << dim << "), got " << shapeStr(dst.getShape());
   if (src.getElementType() != dst.getElementType())
     return emitOpError() << "source and target element types differ: "
                          << src.getElementType() << " vs "
@@ -808,10 +847,12 @@ static LogicalResult verifyAtomic(AtomicOpT op) {
                             << elt;
   Type valueType = op.getValue().getType();
   if (auto tileType = dyn_cast<MemRefType>(valueType)) {
-    if (!tileType.hasStaticShape() ||
-        failed(verifyScope(op, "value tile", tileType, kTileScopes)))
+    if (!tileType.hasStaticShape())
       return op.emitOpError()
-             << "value tile must be a statically shaped tile buffer";
+             << "value tile must be a statically shaped tile buffer, got "
+             << tileType;
+    if (failed(verifyScope(op, "value tile", tileType, kTileScopes)))
+      return failure();
     if (tileType.getRank() != target.getRank())
       return op.emitOpError() << "value tile rank (" << tileType.getRank()
                               << ") must equal the target rank ("
@@ -871,7 +912,7 @@ ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
     iv.type = parser.getBuilder().getIndexType();
   result.addAttribute(getExtentsAttrName(result.name),
                       parser.getBuilder().getDenseI64ArrayAttr(extents));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+  if (parseCheckedAttrDict<ParallelOp>(parser, result, /*withKeyword=*/true))
     return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, ivs))
@@ -891,7 +932,7 @@ void ParallelOp::print(OpAsmPrinter &p) {
                                      {getExtentsAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+                /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
 }
 
 LogicalResult ParallelOp::verify() {
@@ -961,7 +1002,7 @@ ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
   iv.type = index;
   result.addAttribute(getNumStagesAttrName(result.name),
                       parser.getBuilder().getI64IntegerAttr(numStages));
-  if (parser.parseOptionalAttrDictWithKeyword(result.attributes))
+  if (parseCheckedAttrDict<PipelinedOp>(parser, result, /*withKeyword=*/true))
     return failure();
   Region *body = result.addRegion();
   if (parser.parseRegion(*body, {iv}))
@@ -979,12 +1020,15 @@ void PipelinedOp::print(OpAsmPrinter &p) {
                                      {getNumStagesAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
-                /*printBlockTerminators=*/false);
+                /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
 }
 
 LogicalResult PipelinedOp::verify() {
-  if (getNumStages() < 1)
-    return emitOpError() << "num_stages must be >= 1, got " << getNumStages();
+  // The I64Attr getter is unsigned; read it signed so that negative stage
+  // counts are rejected.
+  int64_t numStages = getNumStagesAttr().getInt();
+  if (numStages < 1)
+    return emitOpError() << "num_stages must be >= 1, got " << numStages;
   if (getBody().empty())
     return emitOpError() << "needs a body";
   Block &body = getBodyBlock();
@@ -1018,9 +1062,9 @@ LogicalResult PipelinedOp::verify() {
   }
   if (std::optional<ArrayRef<int64_t>> stage = getStage())
     for (int64_t s : *stage)
-      if (s < 0 || s >= getNumStages())
+      if (s < 0 || s >= numStages)
         return emitOpError() << "stage " << s << " is out of range [0, "
-                             << getNumStages() << ")";
+                             << numStages << ")";
   return success();
 }
 

@@ -11,6 +11,10 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Debug.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+#include <limits>
 
 #define DEBUG_TYPE "tile-verify-target"
 
@@ -24,14 +28,26 @@ using namespace mlir::tile;
 
 namespace {
 
+/// Bytes of a statically shaped buffer, saturated at INT64_MAX. `index`
+/// elements count as 64 bits (getElementTypeBitWidth does not take them).
 int64_t getBufferBytes(MemRefType type) {
-  int64_t bits = type.getElementTypeBitWidth();
-  return (type.getNumElements() * bits + 7) / 8;
+  Type elt = type.getElementType();
+  uint64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
+  uint64_t elements = 1;
+  for (int64_t dim : type.getShape())
+    elements = llvm::SaturatingMultiply(
+        elements, static_cast<uint64_t>(std::max<int64_t>(dim, 0)));
+  uint64_t totalBits = llvm::SaturatingMultiply(elements, bits);
+  uint64_t bytes = totalBits / 8 + (totalBits % 8 != 0);
+  return static_cast<int64_t>(
+      std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max()));
 }
 
 LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   bool ok = true;
-  int64_t threads = kernel.getThreads();
+  // The attribute is an I64Attr, whose getter is unsigned; the verifier
+  // guarantees a positive value.
+  int64_t threads = kernel.getThreadsAttr().getInt();
   if (threads > target.getMaxThreadsPerBlock()) {
     kernel.emitOpError() << "uses " << threads << " threads per block; "
                          << target.getName() << " allows at most "
@@ -53,7 +69,10 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   int64_t sharedBytes = 0;
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
-      sharedBytes += getBufferBytes(alloc.getType());
+      // Saturating: absurd shapes must not wrap around below the limit.
+      int64_t bytes = getBufferBytes(alloc.getType());
+      constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+      sharedBytes = bytes > kMax - sharedBytes ? kMax : sharedBytes + bytes;
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
       Type a = gemm.getA().getType().getElementType();
       Type b = gemm.getB().getType().getElementType();

@@ -351,7 +351,7 @@ class Tile_AtomicOp<string mnemonic, string what>
     Arg<AnyType, "value or tile", [MemRead]>:$value
   );
   let assemblyFormat = [{
-    $target custom<DynamicIndexList>($offsets, $static_offsets) `,` $value
+    $target `` custom<DynamicIndexList>($offsets, $static_offsets) `,` $value
     attr-dict `:` type($target) `,` type($value)
   }];
   let hasVerifier = 1;

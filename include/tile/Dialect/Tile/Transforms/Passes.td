@@ -22,4 +22,45 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let dependentDialects = [];
 }
 
+def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
+  let summary = "Lower every tile op except tile.kernel for a target";
+  let description = [{
+    Each tile op inside a `tile.kernel` becomes thread-level upstream IR
+    for the target: on the CPU, buffers become stack memory of the block's
+    host thread and copies, gemms, reductions, fills, atomics and loops
+    become loop nests with vector bodies (`vector.transfer_*` with masks
+    for tiles that hang over a tensor edge, register-blocked
+    `vector.fma` micro-kernels for gemm). The patterns come from the
+    target (`TargetInfo::populateLowerOpsPatterns`); an op the target
+    cannot lower is reported at its location.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
+def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
+  let summary = "Lower tile.kernel for a target";
+  let description = [{
+    Replaces each `tile.kernel` by the target's way of running a grid of
+    blocks. On the CPU: `omp.parallel` with the block's buffers on each worker
+    thread's stack, around an `omp.wsloop` over the grid (blocks handed out
+    dynamically), with the buffers in the default memory space. Runs after `tile-lower-ops`.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
+           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::omp::OpenMPDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,60 @@
+/*===- TileMLIR.h - C API of the TileMLIR compiler ----------------*- C -*-===*\
+|*                                                                            *|
+|* A small C interface over the TileMLIR libraries for the Python front end  *|
+|* (ctypes). Strings returned by the library are freed with                  *|
+|* tileFreeString; error strings hold diagnostics as                         *|
+|* "file:line:col: error: message" lines.                                    *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef TILE_C_TILEMLIR_H
+#define TILE_C_TILEMLIR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TileCpuModule TileCpuModule;
+
+enum TileArgKind { TILE_ARG_MEMREF = 0, TILE_ARG_INT = 1, TILE_ARG_FLOAT = 2 };
+
+/* One call argument: a strided buffer (sizes and strides in elements) or a
+ * scalar. */
+typedef struct {
+  int32_t kind;
+  int32_t rank;
+  void *data;
+  const int64_t *sizes;
+  const int64_t *strides;
+  int64_t int_value;
+  double float_value;
+} TileArg;
+
+/* Version string of the compiler (part of cache keys). */
+const char *tileVersion(void);
+
+/* Parses `ir` and runs the textual pass pipeline `pipeline` on it (an empty
+ * pipeline only parses and verifies). Returns the resulting IR, or null with
+ * the diagnostics in *error. */
+char *tileRunPipeline(const char *ir, const char *pipeline, char **error);
+
+/* Compiles `ir` (tile IR) for the host CPU. Returns null with the
+ * diagnostics in *error on failure. */
+TileCpuModule *tileCpuCompile(const char *ir, char **error);
+
+/* Calls function `name` of a compiled module. Returns 0 on success. */
+int tileCpuInvoke(TileCpuModule *module, const char *name, int32_t num_args,
+                  const TileArg *args, char **error);
+
+/* The optimized LLVM IR of a compiled module (owned by the module). */
+const char *tileCpuGetLLVMIR(TileCpuModule *module);
+
+void tileCpuDestroy(TileCpuModule *module);
+void tileFreeString(char *str);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILE_C_TILEMLIR_H */

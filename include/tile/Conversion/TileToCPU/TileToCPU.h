@@ -1,0 +1,28 @@
+//===- TileToCPU.h - Lowering tile ops for the CPU --------------*- C++ -*-===//
+//
+// On the CPU a thread block is executed by one host thread: tile buffers are
+// stack memory of that thread, tile ops are loop nests over whole tiles with
+// vector bodies, and the grid is an OpenMP worksharing loop over the cores.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CONVERSION_TILETOCPU_TILETOCPU_H
+#define TILE_CONVERSION_TILETOCPU_TILETOCPU_H
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tile {
+
+/// Patterns that lower every tile op except tile.kernel for the CPU.
+void populateTileToCPUOpPatterns(RewritePatternSet &patterns);
+
+/// Replaces `kernel` by an OpenMP worksharing loop over its grid; each
+/// worker thread holds one set of block buffers, in the default memory
+/// space.
+LogicalResult lowerKernelToCPU(RewriterBase &rewriter, KernelOp kernel);
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_TILETOCPU_TILETOCPU_H

@@ -1,0 +1,795 @@
+//===- TileToCPU.cpp - Lowering tile ops for the CPU ----------------------===//
+//
+// A block runs on one host thread, so every tile op becomes a loop nest over
+// its whole tile. Innermost dimensions are vectors (copies, gemm) or simple
+// loops that LLVM vectorizes (fill, reduce, parallel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Conversion/TileToCPU/TileToCPU.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AttrTypeSubElements.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Converts a scalar or vector to element type `to` (float/int/index).
+Value convertElements(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  auto retype = [&](Type elt) -> Type {
+    if (auto vt = dyn_cast<VectorType>(v.getType()))
+      return vt.clone(elt);
+    return elt;
+  };
+  if (isa<IndexType>(from) || isa<IndexType>(to)) {
+    Type mid = isa<IndexType>(from) ? Type(b.getI64Type()) : from;
+    if (isa<IndexType>(from))
+      v = arith::IndexCastOp::create(b, loc, retype(mid), v);
+    if (isa<IndexType>(to))
+      return arith::IndexCastOp::create(
+          b, loc, retype(to), convertElements(b, loc, v, b.getI64Type()));
+    return convertElements(b, loc, v, to);
+  }
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF) {
+    unsigned fw = fromF.getWidth(), tw = toF.getWidth();
+    if (fw < tw)
+      return arith::ExtFOp::create(b, loc, retype(to), v);
+    if (fw > tw)
+      return arith::TruncFOp::create(b, loc, retype(to), v);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
+    return arith::TruncFOp::create(b, loc, retype(to), wide);
+  }
+  if (fromF)
+    return arith::FPToSIOp::create(b, loc, retype(to), v);
+  if (toF)
+    return arith::SIToFPOp::create(b, loc, retype(to), v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return arith::ExtSIOp::create(b, loc, retype(to), v);
+  return arith::TruncIOp::create(b, loc, retype(to), v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+/// The kernel body block that encloses `op`; scratch buffers go there so
+/// that loops never grow the stack.
+Block *getKernelBlock(Operation *op) {
+  auto kernel = op->getParentOfType<KernelOp>();
+  return kernel ? &kernel.getBodyBlock() : nullptr;
+}
+
+/// A buffer of `type` (default memory space) allocated once per block.
+Value allocScratch(OpBuilder &b, Operation *user, MemRefType type) {
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(getKernelBlock(user));
+  return memref::AllocaOp::create(b, user->getLoc(), type,
+                                  b.getI64IntegerAttr(64));
+}
+
+/// `idx[d] < dim(buffer, d)` (unsigned, so negative indices are out) for
+/// the dims of a global buffer listed in `dims`; null when nothing to check.
+Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
+                   ArrayRef<Value> idx, ArrayRef<int64_t> dims) {
+  Value cond;
+  for (int64_t d : dims) {
+    Value size = memref::DimOp::create(b, loc, buffer, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     idx[d], size);
+    cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
+  }
+  return cond;
+}
+
+/// Runs `body` under `cond` (or unconditionally when `cond` is null).
+void buildIf(OpBuilder &b, Location loc, Value cond,
+             function_ref<void(OpBuilder &, Location)> body) {
+  if (!cond) {
+    body(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location tl) {
+    body(tb, tl);
+    scf::YieldOp::create(tb, tl);
+  });
+}
+
+/// A loop nest with constant bounds [0, extents) and unit steps.
+void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t e : extents) {
+    lbs.push_back(indexConst(b, loc, 0));
+    ubs.push_back(indexConst(b, loc, e));
+    steps.push_back(indexConst(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+template <typename AllocOpT>
+struct AllocLowering : public OpRewritePattern<AllocOpT> {
+  using OpRewritePattern<AllocOpT>::OpRewritePattern;
+  LogicalResult matchAndRewrite(AllocOpT op,
+                                PatternRewriter &rewriter) const override {
+    Block *block = getKernelBlock(op);
+    if (!block)
+      return failure();
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(block);
+    rewriter.replaceOpWithNewOp<memref::AllocaOp>(
+        op, op.getType(), rewriter.getI64IntegerAttr(64));
+    return success();
+  }
+};
+
+struct AnnotateLayoutLowering : public OpRewritePattern<AnnotateLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AnnotateLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    // The CPU keeps every buffer row-major; layouts do not apply.
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Stores `value` to every element of `buffer`.
+void fillBuffer(OpBuilder &b, Location loc, Value buffer, Value value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  buildTileLoops(b, loc, type.getShape(),
+                 [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+                   memref::StoreOp::create(lb, ll, value, buffer, ivs);
+                 });
+}
+
+struct FillLowering : public OpRewritePattern<FillOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    fillBuffer(rewriter, op.getLoc(), op.getBuffer(), op.getValue());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ClearLowering : public OpRewritePattern<ClearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClearOp op,
+                                PatternRewriter &rewriter) const override {
+    Type elt = op.getBuffer().getType().getElementType();
+    fillBuffer(rewriter, op.getLoc(), op.getBuffer(),
+               zeroOf(rewriter, op.getLoc(), elt));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Copy
+//===----------------------------------------------------------------------===//
+
+/// One side of a copy: the buffer, its offsets, and which buffer dim each
+/// tile dim maps to.
+struct CopyEnd {
+  Value buffer;
+  MemRefType type;
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> tileDims;
+  bool global;
+
+  CopyEnd(OpBuilder &b, Location loc, Value buffer,
+          ArrayRef<OpFoldResult> mixedOffsets, ArrayRef<int64_t> sizes)
+      : buffer(buffer), type(cast<MemRefType>(buffer.getType())),
+        offsets(getValueOrCreateConstantIndexOp(b, loc, mixedOffsets)),
+        global(isGlobal(type)) {
+    for (auto [d, size] : llvm::enumerate(sizes))
+      if (size != 1)
+        tileDims.push_back(d);
+  }
+
+  /// Buffer indices of the tile element at `ivs` (tile dims [0, ivs.size())).
+  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange ivs) {
+    SmallVector<Value> idx = offsets;
+    for (auto [i, iv] : llvm::enumerate(ivs))
+      idx[tileDims[i]] = arith::AddIOp::create(b, loc, idx[tileDims[i]], iv);
+    return idx;
+  }
+
+  /// Bounds check of a global side over every dim except `skip`.
+  Value cond(OpBuilder &b, Location loc, ArrayRef<Value> idx,
+             int64_t skip = -1) {
+    if (!global)
+      return nullptr;
+    SmallVector<int64_t> dims;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (d != skip)
+        dims.push_back(d);
+    return inBoundsCond(b, loc, buffer, idx, dims);
+  }
+};
+
+struct CopyLowering : public OpRewritePattern<CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    CopyEnd src(rewriter, loc, op.getSource(), op.getMixedSourceOffsets(),
+                op.getSourceSizes());
+    CopyEnd dst(rewriter, loc, op.getTarget(), op.getMixedTargetOffsets(),
+                op.getTargetSizes());
+    SmallVector<int64_t> tile = op.getTileShape();
+    Type srcElt = src.type.getElementType();
+    Type dstElt = dst.type.getElementType();
+    Value pad = op.getPad() ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
+                                  .getResult()
+                            : zeroOf(rewriter, loc, srcElt);
+
+    // Vector rows when the tile's last dim is the last (contiguous) dim of
+    // both buffers; element by element otherwise.
+    bool vectorize = !tile.empty() &&
+                     src.tileDims.back() == src.type.getRank() - 1 &&
+                     dst.tileDims.back() == dst.type.getRank() - 1;
+    ArrayRef<int64_t> loops = tile;
+    if (vectorize)
+      loops = loops.drop_back();
+
+    auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> si = src.indices(b, l, ivs);
+      SmallVector<Value> di = dst.indices(b, l, ivs);
+      if (!vectorize) {
+        Value srcOk = src.cond(b, l, si);
+        Value value;
+        if (srcOk) {
+          auto ifOp = scf::IfOp::create(
+              b, l, srcOk,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(
+                    tb, tl, memref::LoadOp::create(tb, tl, src.buffer, si)
+                                .getResult());
+              },
+              [&](OpBuilder &eb, Location el) {
+                scf::YieldOp::create(eb, el, pad);
+              });
+          value = ifOp.getResult(0);
+        } else {
+          value = memref::LoadOp::create(b, l, src.buffer, si);
+        }
+        value = convertElements(b, l, value, dstElt);
+        buildIf(b, l, dst.cond(b, l, di), [&](OpBuilder &tb, Location tl) {
+          memref::StoreOp::create(tb, tl, value, dst.buffer, di);
+        });
+        return;
+      }
+      auto srcVec = VectorType::get({tile.back()}, srcElt);
+      bool srcInBounds = !src.global, dstInBounds = !dst.global;
+      auto read = [&](OpBuilder &rb, Location rl) -> Value {
+        return vector::TransferReadOp::create(rb, rl, srcVec, src.buffer, si,
+                                              pad,
+                                              ArrayRef<bool>{srcInBounds});
+      };
+      Value row;
+      if (Value ok = src.cond(b, l, si, src.tileDims.back())) {
+        auto ifOp = scf::IfOp::create(
+            b, l, ok,
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(tb, tl, read(tb, tl));
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(
+                  eb, el,
+                  vector::BroadcastOp::create(eb, el, srcVec, pad).getResult());
+            });
+        row = ifOp.getResult(0);
+      } else {
+        row = read(b, l);
+      }
+      row = convertElements(b, l, row, dstElt);
+      buildIf(b, l, dst.cond(b, l, di, dst.tileDims.back()),
+              [&](OpBuilder &tb, Location tl) {
+                vector::TransferWriteOp::create(tb, tl, row, dst.buffer, di,
+                                                ArrayRef<bool>{dstInBounds});
+              });
+    };
+    if (loops.empty())
+      body(rewriter, loc, {});
+    else
+      buildTileLoops(rewriter, loc, loops, body);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gemm
+//===----------------------------------------------------------------------===//
+
+/// The largest of `candidates` that divides `n`.
+int64_t pickDivisor(int64_t n, ArrayRef<int64_t> candidates) {
+  for (int64_t c : candidates)
+    if (n % c == 0)
+      return c;
+  return 1;
+}
+
+/// Copies `src` ([rows x cols], or [cols x rows] when `transpose`) into a
+/// new row-major [rows x cols] scratch buffer of element type `elt`.
+Value packOperand(OpBuilder &b, Operation *user, Value src, bool transpose,
+                  int64_t rows, int64_t cols, Type elt) {
+  Location loc = user->getLoc();
+  Value packed =
+      allocScratch(b, user, MemRefType::get({rows, cols}, elt));
+  buildTileLoops(b, loc, {rows, cols},
+                 [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+                   SmallVector<Value> idx = {ivs[0], ivs[1]};
+                   if (transpose)
+                     std::swap(idx[0], idx[1]);
+                   Value v = memref::LoadOp::create(lb, ll, src, idx);
+                   memref::StoreOp::create(lb, ll,
+                                           convertElements(lb, ll, v, elt),
+                                           packed, ivs);
+                 });
+  return packed;
+}
+
+/// C[M, N] += A[M, K] * B[K, N] with register-blocked accumulators:
+/// `mr` rows of `nr`-wide vectors stay in registers over the K loop, each
+/// step one vector load of B and `mr` broadcasts of A feeding FMAs.
+void emitMicroKernels(OpBuilder &b, Location loc, Value a, Value bm, Value c,
+                      int64_t m, int64_t n, int64_t k, Type computeType) {
+  int64_t mr = pickDivisor(m, {8, 6, 4, 3, 2});
+  int64_t nr = pickDivisor(n, {32, 16, 8, 4, 2});
+  Type cElt = cast<MemRefType>(c.getType()).getElementType();
+  auto accType = VectorType::get({nr}, computeType);
+  auto cVecType = VectorType::get({nr}, cElt);
+  bool isFloat = isa<FloatType>(computeType);
+
+  Value c0 = indexConst(b, loc, 0);
+  Value cK = indexConst(b, loc, k);
+  Value c1 = indexConst(b, loc, 1);
+  SmallVector<Value> lbs = {c0, c0};
+  SmallVector<Value> ubs = {indexConst(b, loc, m), indexConst(b, loc, n)};
+  SmallVector<Value> steps = {indexConst(b, loc, mr), indexConst(b, loc, nr)};
+  scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+        Value m0 = ivs[0], n0 = ivs[1];
+        SmallVector<Value> rows, accs;
+        for (int64_t i = 0; i < mr; ++i) {
+          Value row = arith::AddIOp::create(lb, ll, m0, indexConst(lb, ll, i));
+          rows.push_back(row);
+          Value cv = vector::LoadOp::create(lb, ll, cVecType, c,
+                                            ValueRange{row, n0});
+          accs.push_back(convertElements(lb, ll, cv, computeType));
+        }
+        auto kLoop = scf::ForOp::create(
+            lb, ll, c0, cK, c1, accs,
+            [&](OpBuilder &kb, Location kl, Value kv, ValueRange iter) {
+              Value bv = vector::LoadOp::create(kb, kl, accType, bm,
+                                                ValueRange{kv, n0});
+              SmallVector<Value> next;
+              for (int64_t i = 0; i < mr; ++i) {
+                Value av = memref::LoadOp::create(kb, kl, a,
+                                                  ValueRange{rows[i], kv});
+                Value splat = vector::BroadcastOp::create(kb, kl, accType, av);
+                if (isFloat) {
+                  next.push_back(
+                      vector::FMAOp::create(kb, kl, splat, bv, iter[i]));
+                } else {
+                  Value prod = arith::MulIOp::create(kb, kl, splat, bv);
+                  next.push_back(arith::AddIOp::create(kb, kl, prod, iter[i]));
+                }
+              }
+              scf::YieldOp::create(kb, kl, next);
+            });
+        for (int64_t i = 0; i < mr; ++i) {
+          Value out = convertElements(lb, ll, kLoop.getResult(i), cElt);
+          vector::StoreOp::create(lb, ll, out, c, ValueRange{rows[i], n0});
+        }
+      });
+}
+
+struct GemmLowering : public OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!getKernelBlock(op))
+      return failure();
+    Location loc = op.getLoc();
+    Type cElt = op.getC().getType().getElementType();
+    Type computeType = isa<FloatType>(cElt) ? Type(rewriter.getF32Type())
+                                            : Type(rewriter.getI32Type());
+    int64_t m = op.getM(), n = op.getN(), k = op.getK();
+    Value a = op.getA(), b = op.getB();
+    if (op.getTransposeA() || op.getA().getType().getElementType() != computeType)
+      a = packOperand(rewriter, op, a, op.getTransposeA(), m, k, computeType);
+    if (op.getTransposeB() || op.getB().getType().getElementType() != computeType)
+      b = packOperand(rewriter, op, b, op.getTransposeB(), k, n, computeType);
+    if (op.getClearAccum())
+      fillBuffer(rewriter, loc, op.getC(), zeroOf(rewriter, loc, cElt));
+    emitMicroKernels(rewriter, loc, a, b, op.getC(), m, n, k, computeType);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Expands compressed 2:4 A ([M, K/2] values, [M, K/w] metadata of w-bit
+/// integers, 2 bits per kept value) into a dense [M, K] buffer.
+Value decompressSparse(OpBuilder &b, GemmSpOp op, Type elt) {
+  Location loc = op.getLoc();
+  MemRefType aType = op.getA().getType();
+  MemRefType eType = op.getE().getType();
+  int64_t m = aType.getDimSize(0), half = aType.getDimSize(1), k = 2 * half;
+  int64_t width = eType.getElementTypeBitWidth();
+  Value dense = allocScratch(b, op, MemRefType::get({m, k}, elt));
+  fillBuffer(b, loc, dense, zeroOf(b, loc, elt));
+  Type metaType = eType.getElementType();
+  buildTileLoops(b, loc, {m, half}, [&](OpBuilder &lb, Location ll,
+                                       ValueRange ivs) {
+    Value row = ivs[0], j = ivs[1];
+    // Kept value j sits in group j / 2; its 2-bit position is bits
+    // [2 * (j mod (w / 2)), +2) of metadata word j / (w / 2).
+    int64_t perWord = width / 2;
+    Value word = arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
+    Value slot = arith::RemUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
+    Value meta = memref::LoadOp::create(lb, ll, op.getE(), ValueRange{row, word});
+    Value shift = arith::IndexCastOp::create(
+        lb, ll, metaType,
+        arith::MulIOp::create(lb, ll, slot, indexConst(lb, ll, 2)));
+    Value bits = arith::ShRUIOp::create(lb, ll, meta, shift);
+    Value three = arith::ConstantOp::create(lb, ll, metaType,
+                                            lb.getIntegerAttr(metaType, 3));
+    Value pos = arith::IndexCastUIOp::create(
+        lb, ll, lb.getIndexType(), arith::AndIOp::create(lb, ll, bits, three));
+    Value group = arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, 2));
+    Value col = arith::AddIOp::create(
+        lb, ll, arith::MulIOp::create(lb, ll, group, indexConst(lb, ll, 4)),
+        pos);
+    Value v = memref::LoadOp::create(lb, ll, op.getA(), ValueRange{row, j});
+    memref::StoreOp::create(lb, ll, convertElements(lb, ll, v, elt), dense,
+                            ValueRange{row, col});
+  });
+  return dense;
+}
+
+struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(GemmSpOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!getKernelBlock(op))
+      return failure();
+    Location loc = op.getLoc();
+    MemRefType cType = op.getC().getType();
+    Type cElt = cType.getElementType();
+    Type computeType = isa<FloatType>(cElt) ? Type(rewriter.getF32Type())
+                                            : Type(rewriter.getI32Type());
+    int64_t m = cType.getDimSize(0), n = cType.getDimSize(1);
+    int64_t k = 2 * op.getA().getType().getDimSize(1);
+    Value a = decompressSparse(rewriter, op, computeType);
+    Value b = op.getB();
+    if (op.getTransposeB() || op.getB().getType().getElementType() != computeType)
+      b = packOperand(rewriter, op, b, op.getTransposeB(), k, n, computeType);
+    if (op.getClearAccum())
+      fillBuffer(rewriter, loc, op.getC(), zeroOf(rewriter, loc, cElt));
+    emitMicroKernels(rewriter, loc, a, b, op.getC(), m, n, k, computeType);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reduce
+//===----------------------------------------------------------------------===//
+
+Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt) {
+  auto floatType = dyn_cast<FloatType>(elt);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+  case ReduceKind::AbsMax:
+    return zeroOf(b, loc, elt);
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    bool isMax = kind == ReduceKind::Max;
+    if (floatType)
+      return arith::ConstantOp::create(
+          b, loc, elt,
+          b.getFloatAttr(elt, APFloat::getInf(floatType.getFloatSemantics(),
+                                              /*Negative=*/isMax)));
+    unsigned w = elt.getIntOrFloatBitWidth();
+    APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+    return arith::ConstantOp::create(b, loc, elt, b.getIntegerAttr(elt, v));
+  }
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+                    Value x) {
+  bool isFloat = isa<FloatType>(x.getType());
+  auto reassoc = arith::FastMathFlagsAttr::get(
+      b.getContext(), arith::FastMathFlags::reassoc);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+    if (isFloat)
+      return arith::AddFOp::create(b, loc, acc, x, reassoc);
+    return arith::AddIOp::create(b, loc, acc, x);
+  case ReduceKind::Max:
+  case ReduceKind::AbsMax:
+    if (isFloat)
+      return arith::MaximumFOp::create(b, loc, acc, x);
+    return arith::MaxSIOp::create(b, loc, acc, x);
+  case ReduceKind::Min:
+    if (isFloat)
+      return arith::MinimumFOp::create(b, loc, acc, x);
+    return arith::MinSIOp::create(b, loc, acc, x);
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+struct ReduceLowering : public OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemRefType srcType = op.getSource().getType();
+    Type elt = srcType.getElementType();
+    int64_t dim = op.getDim();
+    ReduceKind kind = op.getKind();
+    bool abs = kind == ReduceKind::AbsSum || kind == ReduceKind::AbsMax;
+    SmallVector<int64_t> kept = llvm::to_vector(srcType.getShape());
+    kept.erase(kept.begin() + dim);
+
+    auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> dstIdx(ivs);
+      if (dstIdx.empty())
+        dstIdx.push_back(indexConst(b, l, 0));
+      Value init = op.getClear()
+                       ? reduceIdentity(b, l, kind, elt)
+                       : memref::LoadOp::create(b, l, op.getTarget(), dstIdx)
+                             .getResult();
+      auto loop = scf::ForOp::create(
+          b, l, indexConst(b, l, 0), indexConst(b, l, srcType.getDimSize(dim)),
+          indexConst(b, l, 1), ValueRange{init},
+          [&](OpBuilder &rb, Location rl, Value r, ValueRange iter) {
+            SmallVector<Value> srcIdx(ivs);
+            srcIdx.insert(srcIdx.begin() + dim, r);
+            Value x = memref::LoadOp::create(rb, rl, op.getSource(), srcIdx);
+            if (abs)
+              x = isa<FloatType>(elt)
+                      ? math::AbsFOp::create(rb, rl, x).getResult()
+                      : math::AbsIOp::create(rb, rl, x).getResult();
+            scf::YieldOp::create(rb, rl,
+                                 reduceCombine(rb, rl, kind, iter[0], x));
+          });
+      memref::StoreOp::create(b, l, loop.getResult(0), op.getTarget(), dstIdx);
+    };
+    if (kept.empty())
+      body(rewriter, loc, {});
+    else
+      buildTileLoops(rewriter, loc, kept, body);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Atomics
+//===----------------------------------------------------------------------===//
+
+template <typename AtomicOpT>
+struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
+  AtomicLowering(MLIRContext *ctx, arith::AtomicRMWKind floatKind,
+                 arith::AtomicRMWKind intKind)
+      : OpRewritePattern<AtomicOpT>(ctx), floatKind(floatKind),
+        intKind(intKind) {}
+
+  LogicalResult matchAndRewrite(AtomicOpT op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MemRefType targetType = op.getTarget().getType();
+    Type elt = targetType.getElementType();
+    arith::AtomicRMWKind kind = isa<FloatType>(elt) ? floatKind : intKind;
+    SmallVector<Value> offsets =
+        getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
+    SmallVector<int64_t> allDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, targetType.getRank()));
+    bool global = isGlobal(targetType);
+
+    auto update = [&](OpBuilder &b, Location l, Value value,
+                      ArrayRef<Value> idx) {
+      Value cond =
+          global ? inBoundsCond(b, l, op.getTarget(), idx, allDims) : Value();
+      buildIf(b, l, cond, [&](OpBuilder &tb, Location tl) {
+        memref::AtomicRMWOp::create(tb, tl, kind, value, op.getTarget(), idx);
+      });
+    };
+
+    auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
+    if (!tileType) {
+      update(rewriter, loc, op.getValue(), offsets);
+    } else {
+      buildTileLoops(rewriter, loc, tileType.getShape(),
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       SmallVector<Value> idx;
+                       for (auto [o, iv] : llvm::zip(offsets, ivs))
+                         idx.push_back(arith::AddIOp::create(b, l, o, iv));
+                       Value v = memref::LoadOp::create(b, l, op.getValue(), ivs);
+                       update(b, l, v, idx);
+                     });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  arith::AtomicRMWKind floatKind, intKind;
+};
+
+//===----------------------------------------------------------------------===//
+// Loops
+//===----------------------------------------------------------------------===//
+
+struct ParallelLowering : public OpRewritePattern<ParallelOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> lbs, ubs, steps;
+    for (int64_t e : op.getExtents()) {
+      lbs.push_back(indexConst(rewriter, loc, 0));
+      ubs.push_back(indexConst(rewriter, loc, e));
+      steps.push_back(indexConst(rewriter, loc, 1));
+    }
+    scf::LoopNest nest = scf::buildLoopNest(rewriter, loc, lbs, ubs, steps);
+    SmallVector<Value> ivs;
+    for (scf::ForOp loop : nest.loops)
+      ivs.push_back(loop.getInductionVar());
+    Block &body = op.getBodyBlock();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, nest.loops.back().getBody()->getTerminator(),
+                               ivs);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct PipelinedLowering : public OpRewritePattern<PipelinedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PipelinedOp op,
+                                PatternRewriter &rewriter) const override {
+    // Copies are synchronous loads on the CPU: the loop runs serially.
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
+                                   op.getUpper(), op.getStep());
+    Block &body = op.getBodyBlock();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),
+                               {loop.getInductionVar()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
+               AllocLowering<AllocLocalOp>, AnnotateLayoutLowering,
+               FillLowering, ClearLowering, CopyLowering, GemmLowering,
+               GemmSpLowering, ReduceLowering, ParallelLowering,
+               PipelinedLowering>(ctx);
+  patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
+                                            arith::AtomicRMWKind::addi);
+  patterns.add<AtomicLowering<AtomicMaxOp>>(
+      ctx, arith::AtomicRMWKind::maximumf, arith::AtomicRMWKind::maxs);
+  patterns.add<AtomicLowering<AtomicMinOp>>(
+      ctx, arith::AtomicRMWKind::minimumf, arith::AtomicRMWKind::mins);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
+                                           KernelOp kernel) {
+  // Thread-level IR names GPU threads, which a CPU block does not have.
+  WalkResult walk = kernel.walk([&](Operation *op) {
+    StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+    if (ns == "gpu" || ns == "nvvm" || ns == "nvgpu" || ns == "rocdl" ||
+        ns == "amdgpu") {
+      op->emitOpError() << "is thread-level GPU code, which the cpu target "
+                           "cannot run; write the kernel with tile ops or "
+                           "compile for a GPU target";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+
+  Location loc = kernel.getLoc();
+  rewriter.setInsertionPoint(kernel);
+  SmallVector<Value> ubs =
+      getValueOrCreateConstantIndexOp(rewriter, loc, kernel.getMixedGrid());
+  SmallVector<Value> lbs(ubs.size(), indexConst(rewriter, loc, 0));
+  SmallVector<Value> steps(ubs.size(), indexConst(rewriter, loc, 1));
+
+  // omp.parallel { buffers; omp.wsloop { omp.loop_nest (blocks) { body } } }:
+  // each worker thread allocates the block buffers once, on its stack, and
+  // runs a share of the blocks, handed out dynamically.
+  auto parallel = omp::ParallelOp::create(rewriter, loc,
+                                          ArrayRef<NamedAttribute>{});
+  Block *threadBlock = rewriter.createBlock(&parallel.getRegion());
+  omp::TerminatorOp::create(rewriter, loc);
+  rewriter.setInsertionPointToStart(threadBlock);
+  auto wsloop = omp::WsloopOp::create(rewriter, loc, ArrayRef<NamedAttribute>{});
+  wsloop.setScheduleKind(omp::ClauseScheduleKind::Dynamic);
+  rewriter.createBlock(&wsloop.getRegion());
+  auto nest = omp::LoopNestOp::create(
+      rewriter, loc, static_cast<uint64_t>(ubs.size()), lbs, ubs, steps,
+      /*loop_inclusive=*/false, /*tile_sizes=*/nullptr);
+  SmallVector<Type> indexTypes(ubs.size(), rewriter.getIndexType());
+  SmallVector<Location> locs(ubs.size(), loc);
+  Block *blockBody =
+      rewriter.createBlock(&nest.getRegion(), {}, indexTypes, locs);
+  omp::YieldOp::create(rewriter, loc, ValueRange{});
+
+  Block &body = kernel.getBodyBlock();
+  rewriter.eraseOp(body.getTerminator());
+  rewriter.inlineBlockBefore(&body, blockBody->getTerminator(),
+                             blockBody->getArguments());
+  rewriter.eraseOp(kernel);
+
+  // Statically sized buffers (tile-lower-ops put them at the start of the
+  // block body) move to the thread: allocated once per worker.
+  SmallVector<memref::AllocaOp> allocas;
+  for (Operation &op : *blockBody)
+    if (auto alloca = dyn_cast<memref::AllocaOp>(op))
+      if (alloca->getNumOperands() == 0)
+        allocas.push_back(alloca);
+  for (memref::AllocaOp alloca : allocas)
+    rewriter.moveOpBefore(alloca, wsloop);
+
+  // A block's buffers are ordinary memory of its host thread.
+  AttrTypeReplacer replacer;
+  replacer.addReplacement([](MemRefType type) -> std::optional<Type> {
+    if (!isa_and_nonnull<ScopeAttr>(type.getMemorySpace()))
+      return std::nullopt;
+    return MemRefType::get(type.getShape(), type.getElementType(),
+                           type.getLayout());
+  });
+  replacer.recursivelyReplaceElementsIn(parallel, /*replaceAttrs=*/true,
+                                        /*replaceLocs=*/false,
+                                        /*replaceTypes=*/true);
+  return success();
+}

@@ -1,0 +1,56 @@
+//===- LowerOps.cpp - tile-lower-ops --------------------------------------===//
+//
+// Lowers every tile op except tile.kernel with the patterns of the target.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Target/TargetInfo.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "tile-lower-ops"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILELOWEROPS
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
+    if (!info) {
+      getOperation().emitError() << "unknown target '" << target
+                                 << "'; expected one of "
+                                 << TargetInfo::knownTargets();
+      return signalPassFailure();
+    }
+    RewritePatternSet patterns(&getContext());
+    info->populateLowerOpsPatterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError() << "tile-lower-ops did not converge";
+      return signalPassFailure();
+    }
+    // Whatever is left has no lowering on this target.
+    bool ok = true;
+    getOperation().walk([&](Operation *op) {
+      if (isa<TileDialect>(op->getDialect()) && !isa<KernelOp, YieldOp>(op)) {
+        op->emitOpError() << "cannot be lowered for target '" << target
+                          << "'";
+        ok = false;
+      }
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace

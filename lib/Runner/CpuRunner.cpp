@@ -1,0 +1,212 @@
+//===- CpuRunner.cpp - JIT-compile and run tile kernels on the CPU --------===//
+
+#include "tile/Runner/CpuRunner.h"
+
+#include "tile/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#ifndef TILE_LIBOMP_PATH
+#define TILE_LIBOMP_PATH "libomp.so"
+#endif
+
+DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
+    : handler(context, [this](Diagnostic &diag) {
+        llvm::raw_string_ostream os(text);
+        auto emit = [&](Diagnostic &d) {
+          if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+            os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
+               << loc.getColumn() << ": ";
+          else if (auto fused = dyn_cast<FusedLoc>(d.getLocation()))
+            os << fused << ": ";
+          switch (d.getSeverity()) {
+          case DiagnosticSeverity::Error:
+            os << "error: ";
+            break;
+          case DiagnosticSeverity::Warning:
+            os << "warning: ";
+            break;
+          case DiagnosticSeverity::Note:
+            os << "note: ";
+            break;
+          case DiagnosticSeverity::Remark:
+            os << "remark: ";
+            break;
+          }
+          os << d << "\n";
+        };
+        emit(diag);
+        for (Diagnostic &note : diag.getNotes())
+          emit(note);
+        return success();
+      }) {}
+
+std::string DiagnosticCollector::take() {
+  std::string result = std::move(text);
+  text.clear();
+  return result;
+}
+
+void mlir::tile::registerCpuTranslations(DialectRegistry &registry) {
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
+}
+
+std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
+                                              std::string &error) {
+  MLIRContext *context = module.getContext();
+  DiagnosticCollector diagnostics(context);
+  std::unique_ptr<CpuModule> result(new CpuModule());
+  for (auto func : module.getOps<func::FuncOp>())
+    result->signatures[func.getName()] =
+        llvm::to_vector(func.getFunctionType().getInputs());
+
+  PassManager pm(context);
+  buildTileToCPUPipeline(pm);
+  if (failed(pm.run(module))) {
+    error = diagnostics.take();
+    if (error.empty())
+      error = "error: tile-to-cpu failed\n";
+    return nullptr;
+  }
+
+  llvm::InitializeNativeTarget();
+  llvm::InitializeNativeTargetAsmPrinter();
+  auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!builder) {
+    error = "error: " + llvm::toString(builder.takeError()) + "\n";
+    return nullptr;
+  }
+  builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto machine = builder->createTargetMachine();
+  if (!machine) {
+    error = "error: " + llvm::toString(machine.takeError()) + "\n";
+    return nullptr;
+  }
+  auto optimize = makeOptimizingTransformer(3, 0, machine->get());
+  std::string &llvmIR = result->llvmIR;
+  auto transformer = [&](llvm::Module *m) -> llvm::Error {
+    if (llvm::Error err = optimize(m))
+      return err;
+    llvm::raw_string_ostream os(llvmIR);
+    m->print(os, nullptr);
+    return llvm::Error::success();
+  };
+  ExecutionEngineOptions options;
+  options.transformer = transformer;
+  options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
+  SmallVector<StringRef> libs = {TILE_LIBOMP_PATH};
+  options.sharedLibPaths = libs;
+  options.enableGDBNotificationListener = false;
+  options.enablePerfNotificationListener = false;
+  auto engine = ExecutionEngine::create(module, options, std::move(*machine));
+  if (!engine) {
+    error = diagnostics.take() + "error: " +
+            llvm::toString(engine.takeError()) + "\n";
+    return nullptr;
+  }
+  result->engine = std::move(*engine);
+  result->engine->initialize();
+  return result;
+}
+
+LogicalResult CpuModule::invoke(StringRef name, ArrayRef<RunArg> args,
+                                std::string &error) {
+  auto it = signatures.find(name);
+  if (it == signatures.end()) {
+    error = "error: no function named '" + name.str() + "' in the module\n";
+    return failure();
+  }
+  ArrayRef<Type> types = it->second;
+  if (types.size() != args.size()) {
+    error = "error: '" + name.str() + "' takes " +
+            std::to_string(types.size()) + " arguments, got " +
+            std::to_string(args.size()) + "\n";
+    return failure();
+  }
+
+  // Each argument becomes one or more scalars (a memref: allocated and
+  // aligned pointers, offset, sizes, strides); the packed call takes their
+  // addresses.
+  std::vector<std::unique_ptr<char[]>> storage;
+  SmallVector<void *> packed;
+  auto push = [&](const void *value, size_t bytes) {
+    storage.emplace_back(new char[8]());
+    std::memcpy(storage.back().get(), value, bytes);
+    packed.push_back(storage.back().get());
+  };
+  for (auto [i, type, arg] : llvm::enumerate(types, args)) {
+    std::string where = "argument " + std::to_string(i) + " of '" +
+                        name.str() + "'";
+    if (auto memref = dyn_cast<MemRefType>(type)) {
+      if (arg.kind != RunArg::Kind::MemRef ||
+          static_cast<int64_t>(arg.sizes.size()) != memref.getRank() ||
+          arg.strides.size() != arg.sizes.size()) {
+        error = "error: " + where + " must be a buffer of rank " +
+                std::to_string(memref.getRank()) + "\n";
+        return failure();
+      }
+      for (auto [d, size] : llvm::enumerate(memref.getShape())) {
+        if (!ShapedType::isDynamic(size) && size != arg.sizes[d]) {
+          error = "error: " + where + " must have size " +
+                  std::to_string(size) + " in dim " + std::to_string(d) +
+                  ", got " + std::to_string(arg.sizes[d]) + "\n";
+          return failure();
+        }
+      }
+      int64_t offset = 0;
+      push(&arg.data, sizeof(void *));
+      push(&arg.data, sizeof(void *));
+      push(&offset, sizeof(int64_t));
+      for (int64_t size : arg.sizes)
+        push(&size, sizeof(int64_t));
+      for (int64_t stride : arg.strides)
+        push(&stride, sizeof(int64_t));
+      continue;
+    }
+    if (type.isIndex() || type.isInteger(64)) {
+      push(&arg.intValue, sizeof(int64_t));
+    } else if (type.isInteger(32)) {
+      int32_t v = static_cast<int32_t>(arg.intValue);
+      push(&v, sizeof(v));
+    } else if (type.isF64()) {
+      push(&arg.floatValue, sizeof(double));
+    } else if (type.isF32()) {
+      float v = static_cast<float>(arg.floatValue);
+      push(&v, sizeof(v));
+    } else {
+      std::string typeStr;
+      llvm::raw_string_ostream os(typeStr);
+      os << type;
+      error = "error: " + where + " has type " + typeStr +
+              ", which the CPU runner cannot pass (use memref, index, i32, "
+              "i64, f32 or f64)\n";
+      return failure();
+    }
+    bool wantInt = !isa<FloatType>(type);
+    if ((arg.kind == RunArg::Kind::Int) != wantInt) {
+      error = "error: " + where + " must be " +
+              (wantInt ? "an integer" : "a float") + "\n";
+      return failure();
+    }
+  }
+  if (llvm::Error err = engine->invokePacked(name, packed)) {
+    error = "error: " + llvm::toString(std::move(err)) + "\n";
+    return failure();
+  }
+  return success();
+}

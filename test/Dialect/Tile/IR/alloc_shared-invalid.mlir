@@ -1,0 +1,107 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+func.func @wrong_scope() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op result must be in memory space #tile.scope<shared>, got 'memref<16xf32, #tile.scope<fragment>>'}}
+    %a = tile.alloc_shared : memref<16xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @global() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op result must be in memory space #tile.scope<shared>, got 'memref<16xf32>'}}
+    %a = tile.alloc_shared : memref<16xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @foreign_memory_space() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op result must be in memory space #tile.scope<shared>, got 'memref<16xf32, 3>'}}
+    %a = tile.alloc_shared : memref<16xf32, 3>
+  }
+  return
+}
+
+// -----
+
+func.func @rank_0() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op needs a buffer of rank >= 1 (use shape [1] for a scalar)}}
+    %a = tile.alloc_shared : memref<f32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @strided_layout() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op buffer must have the identity layout; swizzles are set with tile.annotate_layout}}
+    %a = tile.alloc_shared : memref<16x16xf16, strided<[32, 1]>, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @affine_layout() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op buffer must have the identity layout; swizzles are set with tile.annotate_layout}}
+    %a = tile.alloc_shared : memref<16x16xf16, affine_map<(d0, d1) -> (d1, d0)>, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @vector_elements() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op buffer must have an integer or float element type, got 'vector<4xf32>'}}
+    %a = tile.alloc_shared : memref<16xvector<4xf32>, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @complex_elements() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op buffer must have an integer or float element type, got 'complex<f32>'}}
+    %a = tile.alloc_shared : memref<16xcomplex<f32>, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @outside_kernel() {
+  // expected-error @below {{'tile.alloc_shared' op must be inside a tile.kernel: tile buffers belong to a thread block}}
+  %a = tile.alloc_shared : memref<16xf32, #tile.scope<shared>>
+  return
+}
+
+// -----
+
+func.func @dynamic_shape() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op result #0 must be statically shaped memref of any type values, but got 'memref<?xf32, #tile.scope<shared>>'}}
+    %a = tile.alloc_shared : memref<?xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @not_a_memref() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{custom op 'tile.alloc_shared' invalid kind of type specified: expected builtin.memref, but found 'tensor<16xf32>'}}
+    %a = tile.alloc_shared : tensor<16xf32>
+  }
+  return
+}

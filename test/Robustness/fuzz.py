@@ -1,0 +1,581 @@
+#!/usr/bin/env python3
+"""Robustness fuzzer of tile-opt: no input may crash or hang it.
+
+Two modes:
+
+  fuzz.py --tile-opt PATH [--budget N] [--seed S] ...
+      Takes every .mlir under test/ and examples/ (split on `// -----`),
+      adds the generic form of each seed that parses, derives N mutants from
+      them with a seeded random mutator, and runs tile-opt on each mutant
+      with a set of pipelines. Every pipeline runs on the unmutated seeds as
+      well.
+
+  fuzz.py --tile-opt PATH --check-corpus DIR
+      Runs every case of every .mlir in DIR (split on `// -----`; not
+      subdirectories, Inputs/valid/ holds valid fuzzer seeds) through
+      every pipeline and requires each run to fail cleanly: exit code 1 and
+      an `error:` diagnostic. A case may pin the diagnostic with a line
+      `// EXPECTED-ERROR: text`.
+
+A run is a failure when tile-opt dies by a signal, exits with a code other
+than 0 or 1 (other than 1 in --check-corpus mode), prints "LLVM ERROR",
+"Stack dump" or "PLEASE submit a bug report", or runs longer than
+--timeout seconds. Failing inputs are written to --save-dir with the
+command line that failed. The script prints one summary line and exits 1
+if any run failed.
+
+Standard library only; deterministic for a given --seed, --budget and set
+of input files.
+"""
+
+import argparse
+import concurrent.futures
+import os
+import random
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+SCRIPT_DIR = os.path.dirname(os.path.abspath(__file__))
+SRC_ROOT = os.path.dirname(os.path.dirname(SCRIPT_DIR))
+
+SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
+CRASH_MARKERS = ("LLVM ERROR", "Stack dump", "PLEASE submit a bug report",
+                 "Assertion `", "UNREACHABLE executed",
+                 "AddressSanitizer", "UndefinedBehaviorSanitizer",
+                 "runtime error:")
+
+# Pipelines every input runs with ('' is parse + verify + print).
+BASE_PIPELINES = [
+    "",
+    "--canonicalize --cse",
+    "--tile-verify-target=target=sm_80",
+    "--tile-verify-target=target=cpu",
+    "--tile-verify-target=target=sm_90a",
+    "--tile-verify-target=target=gfx942",
+    "--mlir-print-op-generic",
+    "--verify-roundtrip",
+    "--canonicalize --tile-verify-target=target=sm_90a --mlir-print-op-generic",
+]
+
+# ---------------------------------------------------------------------------
+# Mutation vocabulary
+# ---------------------------------------------------------------------------
+
+TILE_OPS = [
+    "kernel", "yield", "alloc_shared", "alloc_fragment", "alloc_local",
+    "copy", "gemm", "gemm_sp", "fill", "clear", "reduce", "atomic_add",
+    "atomic_max", "atomic_min", "parallel", "pipelined", "annotate_layout",
+]
+
+INTERESTING_INTS = [
+    "0", "-1", "1", "2", "3", "4", "7", "8", "16", "31", "32", "33", "63",
+    "64", "127", "128", "255", "256", "1023", "1024", "1025", "4096",
+    "65536", "2147483647", "2147483648", "-2147483648", "4294967295",
+    "4294967296", "9223372036854775807", "-9223372036854775807",
+    "-9223372036854775808", "9223372036854775808", "18446744073709551615",
+    "18446744073709551616", "99999999999999999999999999999", "-2", "-128",
+    "-1024", "1048576", "1048577", "1073741824",
+]
+
+TYPES = [
+    "f16", "f32", "f64", "bf16", "i1", "i2", "i4", "i8", "i16", "i32", "i64",
+    "i128", "si8", "ui8", "index", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ",
+    "f8E5M2FNUZ", "tf32", "f4E2M1FN", "f6E2M3FN", "complex<f32>",
+    "vector<4xf16>", "tensor<4xf16>", "none", "memref<4xf16>",
+    "memref<?xf16>", "memref<*xf16>", "tuple<>", "!llvm.ptr",
+    "memref<4xf16, #tile.scope<shared>>", "i0",
+]
+TYPE_RE = re.compile(
+    r"(?<![\w%#@^.!])(?:f16|f32|f64|bf16|tf32|i1|i8|i16|i32|i64|index|"
+    r"f8E4M3FN|f8E5M2|f8E4M3FNUZ|f8E5M2FNUZ)(?![\w])")
+
+SPACES = [
+    "#tile.scope<shared>", "#tile.scope<fragment>", "#tile.scope<local>",
+    "#tile.scope<global>", "#tile.scope<>", "#tile.scope<shared, shared>",
+    "#tile.policy<square>", "#tile.copy_inst<tma>", "#tile.swizzle<3, 4, 3>",
+    "3", "0", "-1", "\"shared\"", "#gpu.address_space<workgroup>",
+    "#gpu.address_space<private>", "[]", "unit", "#tile.scope<local>",
+]
+SPACE_RE = re.compile(r"#tile\.scope<\w*>")
+
+SNIPPETS = [
+    "[", "]", "(", ")", "{", "}", "<", ">", ",", ":", "=", "?", "->", "x",
+    "to", "in", "threads", "threads(0)", "cluster", "cluster(2)",
+    "num_stages", "step", "layout", "dim", "into", "attributes", "%c0",
+    "%0", "%bx", "0", "-1", "[0, 0]", "[1, 1]", "[]", "{}", "<{}>",
+    "{transpose_a}", "{transpose_b}", "{clear_accum}", "{clear = false}",
+    "{inst = #tile.copy_inst<cp_async>}", "{inst = #tile.copy_inst<tma>}",
+    "{inst = #tile.copy_inst<ldmatrix>}", "{inst = #tile.copy_inst<stmatrix>}",
+    "{pad = 0.0 : f16}", "{pad = 1 : i32}", "{pad = \"x\"}",
+    "{order = array<i64: 1, 0>}", "{stage = array<i64: 0, 5>}",
+    "{order = array<i64: -9223372036854775808>}",
+    "{cluster = array<i64: 0>}", "{cluster = array<i64>}",
+    "{policy = #tile.policy<full_row>}",
+    "#tile.swizzle<3, 4, 3>", "#tile.swizzle<-1, 0, 0>",
+    "#tile.swizzle<40, 40, 40>",
+    "#tile.fragment<[16, 8], threads = 32, (d0, d1) -> (d0, d1)>",
+    "#tile.fragment<[4], threads = 4, (d0) -> (d0 floordiv 0, 0)>",
+    "#tile.fragment<[4], threads = 4, (d0) -> (d0 mod -3, 0)>",
+    "#tile.fragment<[4], threads = 4, (d0) -> (d0 * 9223372036854775807, 0)>",
+    "^bb1:", "^bb0(%z: i32):", "tile.yield", "\"tile.yield\"() : () -> ()",
+    "func.return", "memref<?x?xf16>", "memref<0xf16, #tile.scope<shared>>",
+    "array<i64: -9223372036854775808>", "array<i32: 1, 0, 1, 0>",
+    "array<i32: -1, 2, 1, 0>", "array<i32: 1, 9, 1, 9>", "array<i64>",
+    "operandSegmentSizes = array<i32: 1, 1, 1, 1>",
+    "static_grid = array<i64: -9223372036854775808>",
+    "dense<1> : tensor<2xi64>", "unit", "loc(unknown)",
+    "0x7FFFFFFFFFFFFFFF", "1.0e309",
+]
+
+TOKEN_RE = re.compile(
+    r'"(?:[^"\\\n]|\\.)*"'           # string
+    r"|[%@#^!][\w.$-]*"              # ssa / symbol / attr alias / block
+    r"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?"
+    r"|[A-Za-z_][\w.$]*"
+    r"|->|\S")
+INT_RE = re.compile(r"(?<![\w%#@^.$])-?\d+(?![\w.])")
+DIM_RE = re.compile(r"(?<=[<x])(?:\d+|\?)(?=x)")
+OPNAME_RE = re.compile(r"tile\.(" + "|".join(sorted(TILE_OPS, key=len,
+                                                      reverse=True)) + r")\b")
+
+
+def _pick_match(rng, regex, text):
+    matches = list(regex.finditer(text))
+    if not matches:
+        return None
+    return rng.choice(matches)
+
+
+def _splice(text, start, end, repl):
+    return text[:start] + repl + text[end:]
+
+
+def _lines(text):
+    return text.split("\n")
+
+
+def mut_delete_line(rng, text):
+    lines = _lines(text)
+    if len(lines) < 2:
+        return None
+    del lines[rng.randrange(len(lines))]
+    return "\n".join(lines)
+
+
+def mut_duplicate_line(rng, text):
+    lines = _lines(text)
+    i = rng.randrange(len(lines))
+    lines.insert(rng.randrange(len(lines) + 1), lines[i])
+    return "\n".join(lines)
+
+
+def mut_swap_lines(rng, text):
+    lines = _lines(text)
+    if len(lines) < 2:
+        return None
+    i, j = rng.randrange(len(lines)), rng.randrange(len(lines))
+    lines[i], lines[j] = lines[j], lines[i]
+    return "\n".join(lines)
+
+
+def mut_delete_token(rng, text):
+    m = _pick_match(rng, TOKEN_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(), "")
+
+
+def mut_duplicate_token(rng, text):
+    m = _pick_match(rng, TOKEN_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(),
+                                          m.group() + " " + m.group())
+
+
+def mut_swap_tokens(rng, text):
+    toks = list(TOKEN_RE.finditer(text))
+    if len(toks) < 2:
+        return None
+    i = rng.randrange(len(toks))
+    # Mostly nearby tokens: they keep the rest of the line intact.
+    j = i + rng.choice([1, 2, 3]) if rng.random() < 0.7 else \
+        rng.randrange(len(toks))
+    j = min(j, len(toks) - 1)
+    if i == j:
+        return None
+    a, b = sorted((toks[i], toks[j]), key=lambda m: m.start())
+    return (text[:a.start()] + b.group() + text[a.end():b.start()] +
+            a.group() + text[b.end():])
+
+
+def mut_replace_int(rng, text):
+    m = _pick_match(rng, INT_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(),
+                                          rng.choice(INTERESTING_INTS))
+
+
+def mut_replace_dim(rng, text):
+    m = _pick_match(rng, DIM_RE, text)
+    if m is None:
+        return None
+    repl = rng.choice(["0", "1", "?", "2", "3", "7", "65536",
+                       "9223372036854775807", m.group() + "x1",
+                       "1x" + m.group(), "4294967296"])
+    return _splice(text, m.start(), m.end(), repl)
+
+
+def mut_replace_type(rng, text):
+    m = _pick_match(rng, TYPE_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(),
+                                          rng.choice(TYPES))
+
+
+def mut_replace_space(rng, text):
+    m = _pick_match(rng, SPACE_RE, text)
+    if m is None:
+        return None
+    repl = rng.choice(SPACES)
+    start = m.start()
+    if rng.random() < 0.25:
+        # Drop the memory space altogether: `, #tile.scope<...>` -> ``.
+        comma = text.rfind(",", 0, start)
+        if comma != -1 and text[comma + 1:start].strip() == "":
+            start, repl = comma, ""
+    return _splice(text, start, m.end(), repl)
+
+
+def mut_replace_opname(rng, text):
+    m = _pick_match(rng, OPNAME_RE, text)
+    return None if m is None else _splice(text, m.start(1), m.end(1),
+                                          rng.choice(TILE_OPS))
+
+
+def mut_insert_snippet(rng, text):
+    toks = list(TOKEN_RE.finditer(text))
+    pos = rng.choice(toks).end() if toks else 0
+    return _splice(text, pos, pos, " " + rng.choice(SNIPPETS) + " ")
+
+
+def mut_replace_token(rng, text):
+    m = _pick_match(rng, TOKEN_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(),
+                                          rng.choice(SNIPPETS))
+
+
+def mut_truncate(rng, text):
+    if len(text) < 2:
+        return None
+    return text[:rng.randrange(1, len(text))]
+
+
+def mut_copy_token(rng, text):
+    """Replaces a token with another token of the same file."""
+    toks = list(TOKEN_RE.finditer(text))
+    if len(toks) < 2:
+        return None
+    a, b = rng.choice(toks), rng.choice(toks)
+    return _splice(text, a.start(), a.end(), b.group())
+
+
+MUTATORS = [
+    (mut_delete_line, 3), (mut_duplicate_line, 3), (mut_swap_lines, 2),
+    (mut_delete_token, 4), (mut_duplicate_token, 1), (mut_swap_tokens, 3),
+    (mut_replace_int, 6), (mut_replace_dim, 4), (mut_replace_type, 4),
+    (mut_replace_space, 3), (mut_replace_opname, 3),
+    (mut_insert_snippet, 4), (mut_replace_token, 3), (mut_truncate, 1),
+    (mut_copy_token, 3),
+]
+_MUT_FUNCS = [f for f, _ in MUTATORS]
+_MUT_WEIGHTS = [w for _, w in MUTATORS]
+
+
+def mutate(rng, text):
+    """One to three mutations of `text`; never returns `text` unchanged."""
+    for _ in range(20):
+        out = text
+        for _ in range(rng.choice([1, 1, 1, 2, 2, 3])):
+            func = rng.choices(_MUT_FUNCS, weights=_MUT_WEIGHTS)[0]
+            res = func(rng, out)
+            if res is not None:
+                out = res
+        if out != text:
+            return out
+    return text + "\n}"
+
+
+# ---------------------------------------------------------------------------
+# Running tile-opt
+# ---------------------------------------------------------------------------
+
+
+class Runner:
+    def __init__(self, tile_opt, timeout, save_dir, verbose):
+        self.tile_opt = tile_opt
+        self.timeout = timeout
+        self.save_dir = save_dir
+        self.verbose = verbose
+        self.lock = threading.Lock()
+        self.runs = 0
+        self.failures = []
+        self.rc_counts = {}
+
+    def run(self, text, pipeline):
+        """Runs tile-opt on `text`; returns (rc, stdout, stderr, problem).
+
+        `problem` is None when the run ended cleanly."""
+        cmd = [self.tile_opt] + shlex.split(pipeline) + ["-"]
+        try:
+            proc = subprocess.run(cmd, input=text.encode("utf-8", "replace"),
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE,
+                                  timeout=self.timeout)
+        except subprocess.TimeoutExpired as e:
+            return None, "", (e.stderr or b"").decode("utf-8", "replace"), \
+                "timed out after %gs" % self.timeout
+        err = proc.stderr.decode("utf-8", "replace")
+        out = proc.stdout.decode("utf-8", "replace")
+        problem = None
+        if proc.returncode < 0:
+            problem = "killed by signal %d" % -proc.returncode
+        elif proc.returncode not in (0, 1):
+            problem = "exit code %d" % proc.returncode
+        else:
+            for marker in CRASH_MARKERS:
+                if marker in err or marker in out:
+                    problem = "printed %r" % marker
+                    break
+        return proc.returncode, out, err, problem
+
+    def record(self, rc, problem, text, pipeline, err, origin):
+        with self.lock:
+            self.runs += 1
+            self.rc_counts[rc] = self.rc_counts.get(rc, 0) + 1
+            if problem is None:
+                return
+            index = len(self.failures)
+            self.failures.append(problem)
+            os.makedirs(self.save_dir, exist_ok=True)
+            path = os.path.join(self.save_dir, "failure-%04d.mlir" % index)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            cmd = " ".join([shlex.quote(self.tile_opt)] +
+                           shlex.split(pipeline) + [shlex.quote(path)])
+            lines = err.strip().splitlines()
+            print("FAILURE %d: %s (from %s)\n  command: %s" %
+                  (index, problem, origin, cmd))
+            if self.verbose or len(self.failures) <= 5:
+                print("  --- input ---")
+                for line in text.splitlines()[:80]:
+                    print("  | " + line)
+                print("  --- stderr (tail) ---")
+                for line in lines[-25:]:
+                    print("  ! " + line)
+            sys.stdout.flush()
+
+
+def discover_pipelines(tile_opt):
+    """BASE_PIPELINES plus a run of every tile-* pass in `tile-opt --help`."""
+    pipelines = list(BASE_PIPELINES)
+    try:
+        help_text = subprocess.run([tile_opt, "--help"],
+                                   stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, timeout=60,
+                                   ).stdout.decode("utf-8", "replace")
+    except (OSError, subprocess.TimeoutExpired) as e:
+        sys.exit("fuzz: cannot run %s --help: %s" % (tile_opt, e))
+    # Passes are listed as `      --name   -   summary` (6 spaces); their
+    # options are indented deeper.
+    names = re.findall(r"^ {6}--(tile-[\w-]+)\s", help_text, re.MULTILINE)
+    for name in sorted(set(names)):
+        flag = "--" + name
+        if not any(p == flag or p.startswith(flag + "=") or
+                   (" " + flag) in (" " + p) for p in pipelines):
+            pipelines.append(flag)
+    return pipelines
+
+
+def collect_files(roots):
+    files = []
+    for root in roots:
+        if os.path.isfile(root):
+            files.append(root)
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            for name in sorted(filenames):
+                if name.endswith(".mlir"):
+                    files.append(os.path.join(dirpath, name))
+    return sorted(set(files))
+
+
+def split_cases(text):
+    return [c for c in SPLIT_MARKER.split(text) if c.strip()]
+
+
+def read_text(path):
+    with open(path, "rb") as f:
+        return f.read().decode("utf-8", "replace")
+
+
+# ---------------------------------------------------------------------------
+# Modes
+# ---------------------------------------------------------------------------
+
+
+def check_corpus(args, runner, pipelines):
+    # Only the top level: subdirectories (valid/) hold seeds, not errors.
+    files = sorted(os.path.join(args.check_corpus, name)
+                   for name in os.listdir(args.check_corpus)
+                   if name.endswith(".mlir"))
+    if not files:
+        sys.exit("fuzz: no .mlir files under %s" % args.check_corpus)
+    jobs = []
+    for path in files:
+        rel = os.path.relpath(path, args.check_corpus)
+        for i, case in enumerate(split_cases(read_text(path))):
+            expected = re.findall(r"//\s*EXPECTED-ERROR:\s*(.*\S)", case)
+            for pipeline in pipelines:
+                jobs.append(("%s#%d" % (rel, i), case, pipeline, expected))
+
+    def work(job):
+        origin, case, pipeline, expected = job
+        rc, _, err, problem = runner.run(case, pipeline)
+        if problem is None and rc != 1:
+            problem = "expected exit code 1 (a clean failure), got %d" % rc
+        if problem is None and "error:" not in err:
+            problem = "exit code 1 but no 'error:' diagnostic"
+        if problem is None:
+            for text in expected:
+                if text not in err:
+                    problem = "diagnostic %r not found" % text
+        runner.record(rc, problem, case, pipeline, err, origin)
+
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        list(pool.map(work, jobs))
+    cases = len({j[0] for j in jobs})
+    print("fuzz: corpus %s: %d files, %d cases, %d runs, %d failures" %
+          (args.check_corpus, len(files), cases, runner.runs,
+           len(runner.failures)))
+    return 1 if runner.failures else 0
+
+
+def fuzz(args, runner, pipelines):
+    roots = args.inputs or [os.path.join(SRC_ROOT, "test"),
+                            os.path.join(SRC_ROOT, "examples")]
+    files = collect_files(roots)
+    seeds = []  # (origin, text)
+    for path in files:
+        rel = os.path.relpath(path, SRC_ROOT)
+        for i, case in enumerate(split_cases(read_text(path))):
+            # Drop lit/FileCheck comment lines: they only slow mutation down.
+            case = "\n".join(l for l in case.split("\n")
+                             if not re.match(r"\s*//\s*(RUN|CHECK|expected-)",
+                                             l))
+            seeds.append(("%s#%d" % (rel, i), case))
+    if not seeds:
+        sys.exit("fuzz: no seed inputs found under %s" % " ".join(roots))
+
+    def run_all(origin, text):
+        """Parse-only first; the other pipelines only when it parses: they
+        share the parser and verifier, so an input that fails there fails
+        the same way in every pipeline."""
+        rc, _, err, problem = runner.run(text, pipelines[0])
+        runner.record(rc, problem, text, pipelines[0], err, origin)
+        results = [(rc, problem)]
+        if rc == 0 and problem is None:
+            for pipeline in pipelines[1:]:
+                prc, _, perr, pproblem = runner.run(text, pipeline)
+                runner.record(prc, pproblem, text, pipeline, perr, origin)
+        return rc
+
+    def generic_form(seed):
+        origin, text = seed
+        rc, out, _, problem = runner.run(text, "--mlir-print-op-generic")
+        if rc != 0 or problem is not None:
+            return None
+        return (origin + ":generic", out)
+
+    start = time.time()
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        # Seeds, unmutated, through every pipeline.
+        list(pool.map(lambda s: run_all(*s), seeds))
+        # Generic forms: verifiers see them without the custom parsers.
+        if not args.no_generic:
+            generic = [g for g in pool.map(generic_form, seeds) if g]
+            seeds += generic
+        rng = random.Random(args.seed)
+        mutants = []
+        for n in range(args.budget):
+            origin, text = seeds[rng.randrange(len(seeds))]
+            mutants.append(("%s~%d" % (origin, n), mutate(rng, text)))
+        valid = list(pool.map(lambda m: run_all(*m), mutants))
+    elapsed = time.time() - start
+    crashes = len(runner.failures)
+    print("fuzz: %d inputs (%d seeds from %d files, %d mutants, %d of them "
+          "valid), %d runs, %d crashes, %.1fs" %
+          (len(seeds) + len(mutants), len(seeds), len(files), len(mutants),
+           sum(1 for rc in valid if rc == 0), runner.runs, crashes, elapsed))
+    if crashes:
+        print("fuzz: failing inputs saved in %s" % runner.save_dir)
+    return 1 if crashes else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tile-opt", default="tile-opt",
+                        help="tile-opt binary (default: from PATH)")
+    parser.add_argument("--budget", type=int, default=1000,
+                        help="number of mutants (default 1000)")
+    parser.add_argument("--seed", type=int, default=1,
+                        help="random seed (default 1)")
+    parser.add_argument("--jobs", type=int, default=0,
+                        help="parallel runs (default: CPU count, at most 4)")
+    parser.add_argument("--timeout", type=float, default=10.0,
+                        help="per-run timeout in seconds (default 10)")
+    parser.add_argument("--save-dir", default=None,
+                        help="where failing inputs go (default: a new "
+                             "temporary directory)")
+    parser.add_argument("--check-corpus", metavar="DIR", default=None,
+                        help="check that every case under DIR fails cleanly "
+                             "instead of fuzzing")
+    parser.add_argument("--pipeline", action="append", default=None,
+                        help="run only these pipelines (repeatable; '' is "
+                             "parse + verify)")
+    parser.add_argument("--no-generic", action="store_true",
+                        help="do not add the generic forms of the seeds")
+    parser.add_argument("--verbose", action="store_true",
+                        help="print input and stderr of every failure")
+    parser.add_argument("inputs", nargs="*",
+                        help="seed files or directories (default: test/ "
+                             "and examples/ of the source tree)")
+    args = parser.parse_args()
+
+    if args.jobs <= 0:
+        args.jobs = max(1, min(4, os.cpu_count() or 1))
+    tile_opt = args.tile_opt
+    if os.sep not in tile_opt:
+        import shutil
+        found = shutil.which(tile_opt)
+        if not found:
+            sys.exit("fuzz: %s not found in PATH" % tile_opt)
+        tile_opt = found
+    # Created on the first failure only.
+    save_dir = args.save_dir or os.path.join(
+        tempfile.gettempdir(), "tile-fuzz-%d-%d" % (os.getpid(), int(time.time())))
+    runner = Runner(tile_opt, args.timeout, save_dir, args.verbose)
+    pipelines = args.pipeline if args.pipeline is not None else \
+        discover_pipelines(tile_opt)
+    if "" not in pipelines:
+        pipelines.insert(0, "")
+    else:
+        pipelines.remove("")
+        pipelines.insert(0, "")
+    if args.check_corpus:
+        return check_corpus(args, runner, pipelines)
+    return fuzz(args, runner, pipelines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
