@@ -59,7 +59,7 @@ struct DType {
 
 const DType kDTypes[] = {
     {"f64", "<f8", 8, true},  {"f32", "<f4", 4, true},
-    {"f16", "<f2", 2, true},  {"bf16", "<u2", 2, true},
+    {"f16", "<f2", 2, true},  {"bf16", "<f4", 2, true},
     {"i64", "<i8", 8, false}, {"i32", "<i4", 4, false},
     {"i16", "<i2", 2, false}, {"i8", "|i1", 1, false},
 };
@@ -98,8 +98,21 @@ void storeInt(const DType &d, char *p, int64_t v) {
   std::memcpy(p, &v, d.bytes); // little endian
 }
 
-/// Writes a .npy file (version 1.0); bf16 is saved as raw uint16 bits.
+/// Writes a .npy file (version 1.0); bf16 is saved as f32 (exactly), since
+/// numpy has no bf16.
 bool writeNpy(const std::string &path, const Buffer &b) {
+  if (b.dtype->name == "bf16") {
+    Buffer wide{lookupDType("f32"), b.shape, {}};
+    wide.data.resize(b.data.size() * 2);
+    for (size_t e = 0; e < b.data.size() / 2; ++e) {
+      uint32_t bits;
+      uint16_t half;
+      std::memcpy(&half, b.data.data() + 2 * e, 2);
+      bits = uint32_t(half) << 16;
+      std::memcpy(wide.data.data() + 4 * e, &bits, 4);
+    }
+    return writeNpy(path, wide);
+  }
   std::string shape = "(";
   for (int64_t s : b.shape)
     shape += std::to_string(s) + ",";
