@@ -1,0 +1,36 @@
+// The seed GEMM with f32 inputs and output (CPU benchmark): C = A * B,
+// accumulation, f16 output. 128x128 block tiles, K step 32, 3 stages,
+// 128 threads. Any M, N, K: tiles that hang over the edges are padded.
+func.func @gemm_f32(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c127 = arith.constant 127 : index
+  %c128 = arith.constant 128 : index
+  %M = memref.dim %A, %c0 : memref<?x?xf32>
+  %K = memref.dim %A, %c1 : memref<?x?xf32>
+  %N = memref.dim %B, %c1 : memref<?x?xf32>
+  %n1 = arith.addi %N, %c127 : index
+  %gx = arith.divui %n1, %c128 : index
+  %m1 = arith.addi %M, %c127 : index
+  %gy = arith.divui %m1, %c128 : index
+  %k1 = arith.addi %K, %c32 : index
+  %k2 = arith.subi %k1, %c1 : index
+  %kt = arith.divui %k2, %c32 : index
+  tile.kernel (%bx, %by) in (%gx, %gy) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf32, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<32x128xf32, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    tile.clear %Cf : memref<128x128xf32, #tile.scope<fragment>>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c128 : index
+    tile.pipelined %k = %c0 to %kt step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%m0, %k0] to %As : memref<?x?xf32> to memref<128x32xf32, #tile.scope<shared>>
+      tile.copy %B[%k0, %n0] to %Bs : memref<?x?xf32> to memref<32x128xf32, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf : memref<128x32xf32, #tile.scope<shared>>, memref<32x128xf32, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+    tile.copy %Cf to %C[%m0, %n0] : memref<128x128xf32, #tile.scope<fragment>> to memref<?x?xf32>
+  }
+  return
+}
