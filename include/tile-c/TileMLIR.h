@@ -47,6 +47,13 @@ TileCpuModule *tileCpuCompile(const char *ir, char **error);
 int tileCpuInvoke(TileCpuModule *module, const char *name, int32_t num_args,
                   const TileArg *args, char **error);
 
+/* Writes the compiled module as a shared library at `path`; each function
+ * `f` is exported as `_mlir_f(void **args)` (pointers to the arguments,
+ * memrefs expanded to allocated ptr, aligned ptr, offset, sizes, strides).
+ * Returns 0 on success. */
+int tileCpuWriteSharedLibrary(TileCpuModule *module, const char *path,
+                              char **error);
+
 /* The optimized LLVM IR of a compiled module (owned by the module). */
 const char *tileCpuGetLLVMIR(TileCpuModule *module);
 

@@ -148,6 +148,16 @@ int tileCpuInvoke(TileCpuModule *module, const char *name, int32_t num_args,
   return 0;
 }
 
+int tileCpuWriteSharedLibrary(TileCpuModule *module, const char *path,
+                              char **error) {
+  std::string message;
+  if (failed(module->module->writeSharedLibrary(path, message))) {
+    setError(error, message);
+    return 1;
+  }
+  return 0;
+}
+
 const char *tileCpuGetLLVMIR(TileCpuModule *module) {
   return module->module->getLLVMIR().data();
 }

@@ -13,6 +13,10 @@
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -21,6 +25,9 @@ using namespace mlir::tile;
 
 #ifndef TILE_LIBOMP_PATH
 #define TILE_LIBOMP_PATH "libomp.so"
+#endif
+#ifndef TILE_LLD_PATH
+#define TILE_LLD_PATH "ld.lld"
 #endif
 
 DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
@@ -92,6 +99,10 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
     return nullptr;
   }
   builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  // Position-independent code, so that the object can also be linked into a
+  // shared library (writeSharedLibrary).
+  builder->setRelocationModel(llvm::Reloc::PIC_);
+  builder->setCodeModel(llvm::CodeModel::Small);
   auto machine = builder->createTargetMachine();
   if (!machine) {
     error = "error: " + llvm::toString(machine.takeError()) + "\n";
@@ -111,6 +122,7 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
   SmallVector<StringRef> libs = {TILE_LIBOMP_PATH};
   options.sharedLibPaths = libs;
+  options.enableObjectDump = true;
   options.enableGDBNotificationListener = false;
   options.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
@@ -206,6 +218,41 @@ LogicalResult CpuModule::invoke(StringRef name, ArrayRef<RunArg> args,
   }
   if (llvm::Error err = engine->invokePacked(name, packed)) {
     error = "error: " + llvm::toString(std::move(err)) + "\n";
+    return failure();
+  }
+  return success();
+}
+
+LogicalResult CpuModule::writeSharedLibrary(StringRef path,
+                                            std::string &error) {
+  llvm::SmallString<128> object(path);
+  object += ".o";
+  engine->dumpToObjectFile(object);
+  if (!llvm::sys::fs::exists(object)) {
+    error = "error: could not write the object file " + object.str().str() +
+            "\n";
+    return failure();
+  }
+  StringRef libomp = TILE_LIBOMP_PATH;
+  std::string rpath = llvm::sys::path::parent_path(libomp).str();
+  std::string out = path.str(), obj = object.str().str();
+  SmallVector<StringRef> argv = {TILE_LLD_PATH, "-shared", "-o",   out,
+                                 obj,           libomp,    "-rpath", rpath};
+  llvm::SmallString<128> log(path);
+  log += ".log";
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
+                                          StringRef(log)};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(TILE_LLD_PATH, argv, std::nullopt,
+                                     redirects, /*SecondsToWait=*/60, 0,
+                                     &message);
+  llvm::sys::fs::remove(object);
+  auto output = llvm::MemoryBuffer::getFile(log);
+  llvm::sys::fs::remove(log);
+  if (rc != 0) {
+    error = "error: linking " + out + " with " TILE_LLD_PATH " failed: " +
+            message + (output ? "\n" + (*output)->getBuffer().str() : "") +
+            "\n";
     return failure();
   }
   return success();

@@ -54,6 +54,11 @@ public:
   /// The optimized LLVM IR that was compiled.
   StringRef getLLVMIR() const { return llvmIR; }
 
+  /// Writes the compiled code as a shared library (object file linked with
+  /// ld.lld against libomp) that exports `_mlir_<name>(void **args)` for
+  /// each function: the packed calling convention of invoke().
+  LogicalResult writeSharedLibrary(StringRef path, std::string &error);
+
 private:
   CpuModule() = default;
   std::unique_ptr<ExecutionEngine> engine;

@@ -34,13 +34,19 @@ int64_t getBufferBytes(MemRefType type) {
   Type elt = type.getElementType();
   uint64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
   uint64_t elements = 1;
-  for (int64_t dim : type.getShape())
+  bool overflow = false, stepOverflow = false;
+  for (int64_t dim : type.getShape()) {
     elements = llvm::SaturatingMultiply(
-        elements, static_cast<uint64_t>(std::max<int64_t>(dim, 0)));
-  uint64_t totalBits = llvm::SaturatingMultiply(elements, bits);
+        elements, static_cast<uint64_t>(std::max<int64_t>(dim, 0)),
+        &stepOverflow);
+    overflow |= stepOverflow;
+  }
+  uint64_t totalBits = llvm::SaturatingMultiply(elements, bits, &stepOverflow);
+  overflow |= stepOverflow;
   uint64_t bytes = totalBits / 8 + (totalBits % 8 != 0);
-  return static_cast<int64_t>(
-      std::min<uint64_t>(bytes, std::numeric_limits<int64_t>::max()));
+  if (overflow || bytes > uint64_t(std::numeric_limits<int64_t>::max()))
+    return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(bytes);
 }
 
 LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
@@ -108,7 +114,10 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
                           << " bytes of shared memory\n");
   if (sharedBytes > target.getMaxSharedMemoryBytes()) {
-    kernel.emitOpError() << "allocates " << sharedBytes
+    kernel.emitOpError() << "allocates "
+                         << (sharedBytes == std::numeric_limits<int64_t>::max()
+                                 ? "more than 2^63"
+                                 : std::to_string(sharedBytes))
                          << " bytes of shared memory; " << target.getName()
                          << " allows " << target.getMaxSharedMemoryBytes()
                          << " per block (use smaller tiles or fewer stages)";

@@ -1,0 +1,98 @@
+"""The bridge to the C++ compiler: ctypes over libTileMLIRCAPI.so.
+
+Only compilation goes through here; running a compiled bundle does not need
+this module (see tilemlir.runtime)."""
+
+import ctypes
+import os
+import pathlib
+import threading
+
+from .errors import TileCompileError, from_diagnostics
+
+_LIB_NAME = "libTileMLIRCAPI.so"
+_lock = threading.Lock()
+_lib = None
+
+
+def library_path():
+    """Where the compiler library is: $TILEMLIR_LIBRARY, the installed
+    package's _lib/, or the repository's build/lib/."""
+    env = os.environ.get("TILEMLIR_LIBRARY")
+    if env:
+        return pathlib.Path(env)
+    here = pathlib.Path(__file__).resolve().parent
+    for candidate in (here / "_lib" / _LIB_NAME,
+                      here.parent.parent / "build" / "lib" / _LIB_NAME):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def available():
+    return library_path() is not None
+
+
+def lib():
+    global _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        path = library_path()
+        if path is None:
+            raise TileCompileError(
+                f"the TileMLIR compiler library ({_LIB_NAME}) was not found: run `make build` "
+                "in the repository, or set TILEMLIR_LIBRARY to its path")
+        l = ctypes.CDLL(str(path))
+        l.tileVersion.restype = ctypes.c_char_p
+        l.tileRunPipeline.restype = ctypes.c_void_p
+        l.tileRunPipeline.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_void_p)]
+        l.tileCpuCompile.restype = ctypes.c_void_p
+        l.tileCpuCompile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
+        l.tileCpuWriteSharedLibrary.restype = ctypes.c_int
+        l.tileCpuWriteSharedLibrary.argtypes = [ctypes.c_void_p, ctypes.c_char_p,
+                                                ctypes.POINTER(ctypes.c_void_p)]
+        l.tileCpuGetLLVMIR.restype = ctypes.c_char_p
+        l.tileCpuGetLLVMIR.argtypes = [ctypes.c_void_p]
+        l.tileCpuDestroy.argtypes = [ctypes.c_void_p]
+        l.tileFreeString.argtypes = [ctypes.c_void_p]
+        _lib = l
+        return l
+
+
+def version():
+    return lib().tileVersion().decode()
+
+
+def _take(ptr):
+    if not ptr:
+        return ""
+    text = ctypes.string_at(ptr).decode(errors="replace")
+    lib().tileFreeString(ptr)
+    return text
+
+
+def run_pipeline(ir, pipeline=""):
+    """The IR after `pipeline` (textual pass pipeline) ran on it."""
+    err = ctypes.c_void_p()
+    out = lib().tileRunPipeline(ir.encode(), pipeline.encode(), ctypes.byref(err))
+    if not out:
+        raise from_diagnostics(_take(err.value))
+    return _take(out)
+
+
+def compile_cpu(ir, library_path):
+    """Compiles tile IR for the host CPU into a shared library; returns the
+    optimized LLVM IR."""
+    l = lib()
+    err = ctypes.c_void_p()
+    module = l.tileCpuCompile(ir.encode(), ctypes.byref(err))
+    if not module:
+        raise from_diagnostics(_take(err.value))
+    try:
+        if l.tileCpuWriteSharedLibrary(module, str(library_path).encode(), ctypes.byref(err)):
+            raise from_diagnostics(_take(err.value))
+        return l.tileCpuGetLLVMIR(module).decode()
+    finally:
+        l.tileCpuDestroy(module)

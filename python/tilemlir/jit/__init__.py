@@ -1,0 +1,200 @@
+"""Compiling kernels: tilemlir.compile and the @tilemlir.jit decorator."""
+
+import functools
+import os
+import pathlib
+import shutil
+import tempfile
+
+import numpy as np
+
+from .. import _compiler
+from ..errors import TileCompileError
+from ..language import PrimFunc
+from ..language.parser import translate
+from ..runtime import load_bundle
+from . import cache
+
+# Stages of get_ir(stage): the pass pipeline that produces each.
+IR_STAGES = {
+    "tile": "",
+    "verified": "builtin.module(tile-verify-target{target=cpu},canonicalize)",
+    "lower-ops": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
+                 "tile-lower-ops{target=cpu})",
+    "lower-kernel": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
+                    "tile-lower-ops{target=cpu},tile-lower-kernel{target=cpu},canonicalize,cse)",
+    "llvm": "builtin.module(tile-to-cpu)",
+}
+
+
+def _gpu_present():
+    return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
+
+
+def resolve_target(target):
+    """The canonical target name: "cpu" (GPU targets arrive with the NVIDIA
+    backend)."""
+    t = (target or "auto").strip()
+    if t == "auto":
+        return "cpu"
+    if t in ("cpu", "llvm", "c"):
+        return "cpu"
+    if t.startswith("cuda") or t.startswith("hip"):
+        raise TileCompileError(
+            f"error: target {t!r} is not available in this version of TileMLIR: the GPU "
+            "backends are not built yet; use target='cpu'")
+    raise TileCompileError(f"error: unknown target {t!r}; expected 'cpu', 'cuda', "
+                           "'cuda -arch=sm_80', 'cuda -arch=sm_90a', 'hip -arch=gfx942' or 'auto'")
+
+
+def _params_meta(func):
+    from ..language import TensorSpec, DynamicDim
+    import inspect
+    meta = []
+    for name, p in inspect.signature(func.fn).parameters.items():
+        ann = p.annotation
+        if isinstance(ann, TensorSpec):
+            shape = [d if isinstance(d, int) else d.name for d in ann.shape]
+            meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape})
+        else:
+            from ..language.dtypes import as_dtype
+            meta.append({"name": name, "kind": "scalar", "dtype": as_dtype(ann).name})
+    return meta
+
+
+class JITKernel:
+    """A compiled kernel. `kernel(*inputs)` checks the inputs, allocates the
+    outputs named by out_idx, runs, and returns the outputs."""
+
+    def __init__(self, func, out_idx, target, ir, bundle_dir):
+        self.func = func
+        self.target = target
+        self.ir = ir
+        self.bundle_dir = pathlib.Path(bundle_dir)
+        self.runtime = load_bundle(bundle_dir)
+        self.params = self.runtime.params
+        n = len(self.params)
+        if out_idx is None:
+            out_idx = []
+        elif isinstance(out_idx, int):
+            out_idx = [out_idx]
+        self.out_idx = sorted({i % n for i in out_idx})
+        for i in out_idx:
+            if not -n <= i < n:
+                raise TileCompileError(f"error: out_idx {i} is out of range for a kernel with "
+                                       f"{n} parameters")
+        for i in self.out_idx:
+            if self.params[i]["kind"] != "tensor":
+                raise TileCompileError(f"error: out_idx {i} names scalar parameter "
+                                       f"'{self.params[i]['name']}'")
+
+    @property
+    def input_params(self):
+        return [p for i, p in enumerate(self.params) if i not in self.out_idx]
+
+    def __call__(self, *inputs):
+        expected = len(self.params) - len(self.out_idx)
+        if len(inputs) != expected:
+            names = ", ".join(p["name"] for p in self.input_params)
+            raise TypeError(f"kernel takes {expected} inputs ({names}), got {len(inputs)}")
+        it = iter(inputs)
+        args = [None if i in self.out_idx else next(it) for i in range(len(self.params))]
+        dims = self.runtime.check_args(args)
+        outputs = []
+        for i in self.out_idx:
+            p = self.params[i]
+            shape = []
+            for d in p["shape"]:
+                if isinstance(d, int):
+                    shape.append(d)
+                elif d in dims:
+                    shape.append(dims[d])
+                else:
+                    raise ValueError(f"the size '{d}' of output '{p['name']}' is not fixed by "
+                                     "any input")
+            out = np.empty(shape, dtype=_np_dtype(p))
+            args[i] = out
+            outputs.append(out)
+        self.runtime.launch(args)
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def get_kernel_source(self):
+        """The final code: LLVM IR for the CPU."""
+        return (self.bundle_dir / "kernel.ll").read_text()
+
+    def get_ir(self, stage="tile"):
+        """The IR after a stage: one of IR_STAGES."""
+        if stage not in IR_STAGES:
+            raise ValueError(f"unknown stage {stage!r}; expected one of {', '.join(IR_STAGES)}")
+        return _compiler.run_pipeline(self.ir, IR_STAGES[stage])
+
+    def get_profiler(self, tensor_supply_type=None):
+        from ..profiler import Profiler
+        return Profiler(self, tensor_supply_type)
+
+
+def _np_dtype(param):
+    from ..language.dtypes import as_dtype
+    return as_dtype(param["dtype"]).numpy
+
+
+def compile(func, out_idx=None, target="auto", execution_backend=None, target_host=None,  # noqa: A001
+            verbose=False, pass_configs=None, compile_flags=None):
+    """Compiles a T.prim_func; returns a JITKernel. Looks in the disk cache
+    first (TILEMLIR_CACHE_DIR)."""
+    if not isinstance(func, PrimFunc):
+        raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
+    target = resolve_target(target)
+    ir = translate(func)
+    version = _compiler.version() if _compiler.available() else "runtime-only"
+    key = cache.make_key(ir, target, version)
+    entry = cache.lookup(key)
+    if entry is None:
+        entry = _build_bundle(func, ir, target, key, version)
+    return JITKernel(func, out_idx, target, ir, entry)
+
+
+def _build_bundle(func, ir, target, key, version):
+    with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
+        so = pathlib.Path(tmp) / "kernel.so"
+        llvm_ir = _compiler.compile_cpu(ir, so)
+        files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
+                 "kernel.mlir": ir.encode()}
+    meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",
+            "params": _params_meta(func), "compiler_version": version}
+    return cache.store(key, meta, files)
+
+
+def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, target_host=None,
+        verbose=False, pass_configs=None, debug_root_path=None, compile_flags=None):
+    """@tilemlir.jit(out_idx=[-1]) on a function that returns a T.prim_func:
+    calling it compiles (once per distinct arguments) and returns the kernel."""
+
+    def decorate(factory):
+        kernels = {}
+
+        @functools.wraps(factory)
+        def wrapper(*args, **kwargs):
+            key = (args, tuple(sorted(kwargs.items())))
+            try:
+                hash(key)
+            except TypeError:
+                key = repr(key)
+            if key not in kernels:
+                prim = factory(*args, **kwargs)
+                if not isinstance(prim, PrimFunc):
+                    raise TypeError(f"@tilemlir.jit: {factory.__name__}(...) must return a "
+                                    f"@T.prim_func, got {type(prim).__name__}")
+                kernels[key] = compile(prim, out_idx=out_idx, target=target)
+            return kernels[key]
+
+        wrapper.factory = factory
+        wrapper.out_idx = out_idx
+        wrapper.target = target
+        return wrapper
+
+    if func is not None:
+        return decorate(func)
+    return decorate

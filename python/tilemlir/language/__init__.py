@@ -1,0 +1,160 @@
+"""The TileLang language surface: `import tilemlir.language as T`.
+
+Functions here are read by the front end from the kernel's Python AST;
+calling them outside a `@T.prim_func` raises an error that says so (except
+those that also make sense on Python values, such as T.ceildiv(1024, 128)).
+"""
+
+import builtins as _builtins
+import enum
+import math
+
+from . import dtypes
+from .dtypes import (DType, as_dtype, bfloat16, boolean, float8_e4m3, float8_e5m2, float16,
+                     float32, float64, int8, int16, int32, int64, uint8)
+
+bool_ = boolean
+float = float32  # noqa: A001 - TileLang's T.float
+half = float16
+
+
+class Intrinsic:
+    """A T.* operation that only exists inside a kernel."""
+
+    def __init__(self, name, python_impl=None):
+        self.name = name
+        self.python_impl = python_impl
+
+    def __call__(self, *args, **kwargs):
+        if self.python_impl is not None:
+            return self.python_impl(*args, **kwargs)
+        raise RuntimeError(f"T.{self.name} can only be used inside a @T.prim_func kernel")
+
+    def __repr__(self):
+        return f"T.{self.name}"
+
+
+class TensorSpec:
+    """The annotation of a kernel parameter: T.Tensor((M, K), "float16")."""
+
+    def __init__(self, shape, dtype="float32"):
+        if isinstance(shape, (int, DynamicDim)):
+            shape = (shape,)
+        self.shape = tuple(shape)
+        self.dtype = as_dtype(dtype)
+        for d in self.shape:
+            if not isinstance(d, (int, DynamicDim)):
+                raise TypeError(f"T.Tensor shape entries must be ints or T.dynamic(...), got {d!r}")
+
+    def __repr__(self):
+        return f"T.Tensor({self.shape}, {self.dtype})"
+
+
+def Tensor(shape, dtype="float32"):
+    return TensorSpec(shape, dtype)
+
+
+Buffer = Tensor
+
+
+class DynamicDim:
+    """A symbolic dimension (T.dynamic("m")), known when the kernel is called."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"T.dynamic({self.name!r})"
+
+
+def dynamic(name, dtype="int32"):
+    return DynamicDim(name)
+
+
+symbolic = dynamic
+
+
+class GemmWarpPolicy(enum.Enum):
+    Square = "square"
+    FullRow = "full_row"
+    FullCol = "full_col"
+
+
+class PrimFunc:
+    """A kernel defined with @T.prim_func; translated when compiled."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("a T.prim_func is compiled, not called: use "
+                           "tilemlir.compile(func, out_idx=...) or @tilemlir.jit")
+
+    def script(self):
+        """The kernel as tile IR."""
+        from .parser import translate
+        return translate(self)
+
+
+def prim_func(fn):
+    return PrimFunc(fn)
+
+
+def _ceildiv(a, b):
+    return -(-a // b)
+
+
+# Kernel structure and loops.
+Kernel = Intrinsic("Kernel")
+Parallel = Intrinsic("Parallel")
+Pipelined = Intrinsic("Pipelined")
+serial = Intrinsic("serial")
+unroll = Intrinsic("unroll")
+vectorized = Intrinsic("vectorized")
+# Buffers and data movement.
+alloc_shared = Intrinsic("alloc_shared")
+alloc_fragment = Intrinsic("alloc_fragment")
+alloc_local = Intrinsic("alloc_local")
+copy = Intrinsic("copy")
+clear = Intrinsic("clear")
+fill = Intrinsic("fill")
+annotate_layout = Intrinsic("annotate_layout")
+use_swizzle = Intrinsic("use_swizzle")
+# Compute.
+gemm = Intrinsic("gemm")
+gemm_sp = Intrinsic("gemm_sp")
+reduce_max = Intrinsic("reduce_max")
+reduce_min = Intrinsic("reduce_min")
+reduce_sum = Intrinsic("reduce_sum")
+reduce_abssum = Intrinsic("reduce_abssum")
+reduce_absmax = Intrinsic("reduce_absmax")
+atomic_add = Intrinsic("atomic_add")
+atomic_max = Intrinsic("atomic_max")
+atomic_min = Intrinsic("atomic_min")
+# Scalar math: usable on Python numbers too.
+ceildiv = Intrinsic("ceildiv", _ceildiv)
+max = Intrinsic("max", _builtins.max)  # noqa: A001
+min = Intrinsic("min", _builtins.min)  # noqa: A001
+exp = Intrinsic("exp", math.exp)
+exp2 = Intrinsic("exp2", lambda x: 2.0 ** x)
+log = Intrinsic("log", math.log)
+log2 = Intrinsic("log2", math.log2)
+sqrt = Intrinsic("sqrt", math.sqrt)
+rsqrt = Intrinsic("rsqrt", lambda x: 1.0 / math.sqrt(x))
+abs = Intrinsic("abs", _builtins.abs)  # noqa: A001
+tanh = Intrinsic("tanh", math.tanh)
+sin = Intrinsic("sin", math.sin)
+cos = Intrinsic("cos", math.cos)
+floor = Intrinsic("floor", math.floor)
+ceil = Intrinsic("ceil", math.ceil)
+erf = Intrinsic("erf", math.erf)
+sigmoid = Intrinsic("sigmoid", lambda x: 1.0 / (1.0 + math.exp(-x)))
+pow = Intrinsic("pow", lambda a, b: a ** b)  # noqa: A001
+infinity = Intrinsic("infinity")
+if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
+cast = Intrinsic("cast")
+Cast = cast
+
+__all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,0 +1,102 @@
+"""kernel.get_profiler(): timing (do_bench) and checking against a reference
+(assert_allclose), as TileLang's profiler."""
+
+import enum
+import time
+
+import numpy as np
+
+from ..language.dtypes import as_dtype
+
+
+class TensorSupplyType(enum.Enum):
+    Integer = 1
+    Uniform = 2
+    Normal = 3
+    Randn = 4
+    Zero = 5
+    One = 6
+    Auto = 7
+
+
+class Profiler:
+    def __init__(self, kernel, supply_type=None, seed=0):
+        self.kernel = kernel
+        self.supply_type = supply_type or TensorSupplyType.Auto
+        self.rng = np.random.default_rng(seed)
+        self._inputs = None
+
+    def _supply(self, param, dims):
+        dt = as_dtype(param["dtype"])
+        if param["kind"] == "scalar":
+            return 1.0 if dt.is_float else 1
+        shape = []
+        for d in param["shape"]:
+            if isinstance(d, int):
+                shape.append(d)
+            elif d in dims:
+                shape.append(dims[d])
+            else:
+                raise ValueError(f"dynamic dimension '{d}' of '{param['name']}' has no value: "
+                                 "pass input_tensors to the profiler")
+        st = self.supply_type
+        if st is TensorSupplyType.Zero:
+            data = np.zeros(shape)
+        elif st is TensorSupplyType.One:
+            data = np.ones(shape)
+        elif st is TensorSupplyType.Integer or (st is TensorSupplyType.Auto and not dt.is_float):
+            data = self.rng.integers(-2, 3, size=shape)
+        elif st is TensorSupplyType.Uniform:
+            data = self.rng.uniform(-1.0, 1.0, size=shape)
+        else:
+            data = self.rng.standard_normal(shape)
+        return np.ascontiguousarray(data.astype(dt.numpy))
+
+    def supply_inputs(self, dims=None):
+        dims = dims or {}
+        return [self._supply(p, dims) for p in self.kernel.input_params]
+
+    def assert_allclose(self, reference_program, input_tensors=None, atol=1e-2, rtol=1e-2,
+                        max_mismatched_ratio=0.0):
+        """Runs the kernel and `reference_program` on the same random inputs
+        (numpy arrays) and compares every output."""
+        inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
+        got = self.kernel(*inputs)
+        ref = reference_program(*inputs)
+        got = list(got) if isinstance(got, (list, tuple)) else [got]
+        ref = list(ref) if isinstance(ref, (list, tuple)) else [ref]
+        if len(got) != len(ref):
+            raise AssertionError(f"kernel returned {len(got)} outputs, reference {len(ref)}")
+        for i, (g, r) in enumerate(zip(got, ref)):
+            g = np.asarray(g, dtype=np.float64)
+            r = np.asarray(r, dtype=np.float64)
+            if g.shape != r.shape:
+                raise AssertionError(f"output {i}: shape {g.shape} != reference shape {r.shape}")
+            bad = ~np.isclose(g, r, atol=atol, rtol=rtol)
+            if bad.mean() > max_mismatched_ratio or np.isnan(g).any() and not np.isnan(r).any():
+                idx = tuple(np.argwhere(bad)[0]) if bad.any() else None
+                raise AssertionError(
+                    f"output {i}: {int(bad.sum())} of {bad.size} elements differ "
+                    f"(atol={atol}, rtol={rtol}); max abs diff {np.nanmax(np.abs(g - r)):.4g}"
+                    + (f"; first at {idx}: got {g[idx]}, expected {r[idx]}" if idx else ""))
+
+    def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
+                 input_tensors=None):
+        """Median time of one call in milliseconds (wall clock on the CPU).
+        `warmup` / `rep` are milliseconds as in TileLang; n_warmup / n_repeat
+        override them with call counts."""
+        inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
+        fn = func or self.kernel
+        start = time.perf_counter()
+        fn(*inputs)
+        once = max(time.perf_counter() - start, 1e-6)
+        n_w = n_warmup or max(1, int(warmup / 1e3 / once))
+        n_r = n_repeat or max(3, min(1000, int(rep / 1e3 / once)))
+        for _ in range(n_w):
+            fn(*inputs)
+        times = []
+        for _ in range(n_r):
+            t = time.perf_counter()
+            fn(*inputs)
+            times.append(time.perf_counter() - t)
+        return float(np.median(times) * 1e3)

@@ -1,0 +1,94 @@
+"""Runs CPU bundles: a shared library exporting `_mlir_<entry>(void **)`."""
+
+import ctypes
+
+import numpy as np
+
+from ..language.dtypes import as_dtype
+
+
+class CpuKernel:
+    """A loaded CPU kernel. Call it with numpy arrays (and Python scalars)
+    in the order of the kernel's parameters."""
+
+    def __init__(self, path, meta):
+        self.path = path
+        self.meta = meta
+        self.params = meta["params"]
+        self._lib = ctypes.CDLL(str(path / meta["library"]))
+        self._fn = getattr(self._lib, "_mlir_" + meta["entry"])
+        self._fn.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
+        self._fn.restype = None
+
+    def check_args(self, args):
+        """Checks ranks, sizes, dtypes and layout of the arguments (None
+        entries are skipped); returns the dynamic dimensions by name."""
+        if len(args) != len(self.params):
+            raise TypeError(f"kernel '{self.meta['entry']}' takes {len(self.params)} arguments "
+                            f"({', '.join(p['name'] for p in self.params)}), got {len(args)}")
+        dims = {}
+        for p, a in zip(self.params, args):
+            name = p["name"]
+            if a is None:
+                continue
+            if p["kind"] == "scalar":
+                if not isinstance(a, (int, float, np.number)):
+                    raise TypeError(f"argument '{name}' must be a {p['dtype']} scalar, got "
+                                    f"{type(a).__name__}")
+                continue
+            if not isinstance(a, np.ndarray):
+                raise TypeError(f"argument '{name}' must be a numpy array on the cpu target, got "
+                                f"{type(a).__name__}")
+            want = as_dtype(p["dtype"])
+            if a.dtype != want.numpy:
+                raise TypeError(f"argument '{name}' must have dtype {want.name}, got {a.dtype}")
+            if a.ndim != len(p["shape"]):
+                raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
+                                 f"{tuple(p['shape'])}, got shape {a.shape}")
+            for d, (want_dim, got) in enumerate(zip(p["shape"], a.shape)):
+                if isinstance(want_dim, int):
+                    if want_dim != got:
+                        raise ValueError(f"argument '{name}' must have shape {tuple(p['shape'])}, "
+                                         f"got {a.shape} (dim {d})")
+                else:
+                    if dims.setdefault(want_dim, got) != got:
+                        raise ValueError(f"dynamic dimension '{want_dim}' is {dims[want_dim]} "
+                                         f"elsewhere but {got} in argument '{name}'")
+            if not a.flags.c_contiguous:
+                raise ValueError(f"argument '{name}' must be C-contiguous "
+                                 "(use np.ascontiguousarray)")
+        return dims
+
+    def __call__(self, *args):
+        self.check_args(args)
+        self.launch(args)
+
+    def launch(self, args):
+        """Runs the kernel on checked arguments."""
+        keep = []
+        ptrs = []
+
+        def push(obj):
+            keep.append(obj)
+            ptrs.append(ctypes.cast(ctypes.pointer(obj), ctypes.c_void_p))
+
+        for p, a in zip(self.params, args):
+            if p["kind"] == "scalar":
+                dt = as_dtype(p["dtype"])
+                ctype = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i32": ctypes.c_int32,
+                         "i64": ctypes.c_int64, "index": ctypes.c_int64}.get(dt.mlir)
+                if ctype is None:
+                    raise TypeError(f"scalar parameters of type {dt.name} are not supported")
+                push(ctype(a))
+                continue
+            data = ctypes.c_void_p(a.ctypes.data)
+            push(data)
+            push(ctypes.c_void_p(a.ctypes.data))
+            push(ctypes.c_int64(0))
+            for s in a.shape:
+                push(ctypes.c_int64(s))
+            item = a.itemsize
+            for s in a.strides:
+                push(ctypes.c_int64(s // item))
+        array = (ctypes.c_void_p * len(ptrs))(*[p.value for p in ptrs])
+        self._fn(array)
