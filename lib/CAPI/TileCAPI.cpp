@@ -53,6 +53,8 @@ std::unique_ptr<MLIRContext> makeContext() {
   registerCpuTranslations(registry);
   auto context = std::make_unique<MLIRContext>(registry);
   context->loadAllAvailableDialects();
+  // Diagnostics point at the user's source; the IR of the op adds noise.
+  context->printOpOnDiagnostic(false);
   // Kernels are compiled from Python threads of their own; MLIR's thread
   // pool would only compete with them on small machines.
   context->disableMultithreading();

@@ -529,7 +529,10 @@ def fuzz(args, runner, pipelines):
     seeds = []  # (origin, text)
     for path in files:
         rel = os.path.relpath(path, SRC_ROOT)
-        for i, case in enumerate(split_cases(read_text(path))):
+        text = read_text(path)
+        if re.search(r"^\s*//\s*XFAIL:", text, re.MULTILINE):
+            continue  # A known bug, tracked by its own lit test.
+        for i, case in enumerate(split_cases(text)):
             # Drop lit/FileCheck lines: they only dilute the mutations.
             case = "\n".join(l for l in case.split("\n")
                              if not re.match(r"\s*//\s*(RUN|CHECK|expected-)",

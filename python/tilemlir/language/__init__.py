@@ -102,6 +102,21 @@ def prim_func(fn):
     return PrimFunc(fn)
 
 
+class Macro:
+    """A function whose body is inlined where a kernel calls it (@T.macro)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError(f"T.macro '{self.fn.__name__}' can only be called inside a kernel")
+
+
+def macro(fn):
+    return Macro(fn)
+
+
 def _ceildiv(a, b):
     return -(-a // b)
 

@@ -118,13 +118,19 @@ class IRBuilder:
     def mark(self):
         return len(self.lines)
 
-    def top_level_ops_since(self, mark, depth):
-        """Ops emitted at nesting `depth` since `mark` (region ends excluded)."""
+    def scheduled_ops_since(self, mark, depth):
+        """Ops with side effects emitted at nesting `depth` since `mark`: the
+        ops tile.pipelined's order / stage lists index (pure arithmetic is
+        not listed)."""
         prefix = "  " * depth
         count = 0
         for line in self.lines[mark:]:
             if line.startswith(prefix) and not line.startswith(prefix + " "):
                 stripped = line.strip()
-                if not stripped.startswith("}"):
+                if stripped.startswith("}"):
+                    continue
+                op = stripped.split(" = ", 1)[1] if stripped.startswith("%") else stripped
+                name = op.split(" ", 1)[0]
+                if not name.startswith(("arith.", "math.")) and name != "memref.dim":
                     count += 1
         return count

@@ -50,22 +50,20 @@ class Scope:
         self.vars = {}
 
 
-class Translator:
-    def __init__(self, prim_func):
-        self.prim = prim_func
-        fn = prim_func.fn
+class Frame:
+    """The Python function being read: its AST, where its source is, and the
+    names it closes over (a prim_func, or a T.macro it calls)."""
+
+    def __init__(self, fn):
         self.fn = fn
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         try:
             lines, first = inspect.getsourcelines(fn)
         except OSError as e:
-            raise TileCompileError(f"cannot read the source of kernel '{fn.__name__}': {e}")
-        source = "".join(lines)
-        dedented = textwrap.dedent(source)
+            raise TileCompileError(f"error: cannot read the source of '{fn.__name__}': {e}")
         self.col_shift = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
         self.line_shift = first - 1
-        tree = ast.parse(dedented)
-        self.func_def = tree.body[0]
+        self.func_def = ast.parse(textwrap.dedent("".join(lines))).body[0]
         self.globals = fn.__globals__
         self.closure = {}
         if fn.__closure__:
@@ -74,27 +72,38 @@ class Translator:
                     self.closure[name] = cell.cell_contents
                 except ValueError:
                     pass
+
+
+class Translator:
+    def __init__(self, prim_func):
+        self.prim = prim_func
+        self.fn = prim_func.fn
+        self.frame = Frame(self.fn)
+        self.func_def = self.frame.func_def
         self.b = IRBuilder()
         self.scopes = [Scope("func")]
         self.dyn_values = {}
         self.kernel = None  # (block index Values, grid extents) of the open kernel
         self.node = self.func_def
         self.current_stmt = None
+        self.macro_depth = 0
 
     # ------------------------------------------------------------------ errors
 
+    def _position(self, node):
+        f = self.frame
+        line = getattr(node, "lineno", f.func_def.lineno) + f.line_shift
+        col = getattr(node, "col_offset", 0) + f.col_shift + 1
+        return f.filename, line, col
+
     def loc(self, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.func_def.lineno) + self.line_shift
-        col = getattr(node, "col_offset", 0) + self.col_shift + 1
-        fname = self.filename.replace("\\", "\\\\").replace('"', '\\"')
+        filename, line, col = self._position(node or self.node)
+        fname = filename.replace("\\", "\\\\").replace('"', '\\"')
         return f'loc("{fname}":{line}:{col})'
 
     def error(self, message, node=None):
-        node = node or self.node
-        line = getattr(node, "lineno", self.func_def.lineno) + self.line_shift
-        col = getattr(node, "col_offset", 0) + self.col_shift + 1
-        return TileCompileError("error: " + message, self.filename, line, col)
+        filename, line, col = self._position(node or self.node)
+        return TileCompileError("error: " + message, filename, line, col)
 
     # ------------------------------------------------------------ entry point
 
@@ -108,7 +117,7 @@ class Translator:
                 raise self.error(f"kernel parameter '{name}' needs an annotation such as "
                                  f"T.Tensor((M, N), 'float16') or T.int32")
             if isinstance(ann, str):
-                ann = eval(ann, self.globals, dict(self.closure))
+                ann = eval(ann, self.frame.globals, dict(self.frame.closure))
             if isinstance(ann, T.TensorSpec):
                 buf = Buffer(f"%{name}", [d if isinstance(d, int) else None for d in ann.shape],
                              ann.dtype, "global", name)
@@ -157,10 +166,12 @@ class Translator:
         for scope in reversed(self.scopes):
             if name in scope.vars:
                 return scope.vars[name]
-        if name in self.closure:
-            return self.resolve_python(self.closure[name])
-        if name in self.globals:
-            return self.resolve_python(self.globals[name])
+            if scope.kind == "macro":
+                break  # a macro sees its parameters and what it closes over
+        if name in self.frame.closure:
+            return self.resolve_python(self.frame.closure[name])
+        if name in self.frame.globals:
+            return self.resolve_python(self.frame.globals[name])
         if hasattr(builtins, name):
             return getattr(builtins, name)
         raise self.error(f"name '{name}' is not defined", node)
@@ -173,6 +184,8 @@ class Translator:
     def bind(self, name, value, node):
         if isinstance(value, (Value, Buffer)):
             for scope in reversed(self.scopes[:-1]):
+                if scope.kind == "macro":
+                    break
                 if name in scope.vars and isinstance(scope.vars[name], Value) and \
                         self.scopes[-1].kind in ("loop", "if"):
                     raise self.error(
@@ -374,6 +387,9 @@ class Translator:
         self.expr(node.value)
 
     def stmt_Return(self, node):
+        if self.macro_depth and self.scopes[-1].kind == "macro":
+            self.scopes[-1].result = self.expr(node.value) if node.value is not None else None
+            return
         if node.value is not None:
             raise self.error("a kernel returns nothing; write results to output tensors", node)
 
@@ -602,7 +618,7 @@ class Translator:
         for s in node.body:
             mark = self.b.mark()
             self.stmt(s)
-            counts.append(self.b.top_level_ops_since(mark, depth))
+            counts.append(self.b.scheduled_ops_since(mark, depth))
         self.pop()
         self.b.close(self.loc(node))
         if order is not None or stage is not None:
@@ -884,6 +900,8 @@ class Translator:
 
     def expr_Call(self, node):
         fn = self.expr(node.func)
+        if isinstance(fn, T.Macro):
+            return self.call_macro(fn, node)
         if isinstance(fn, T.Intrinsic):
             handler = getattr(self, "call_" + fn.name, None)
             if handler is None:
@@ -902,7 +920,8 @@ class Translator:
             if isinstance(args[0], kernel):
                 return self.convert(self.value(args[0], node, fn.mlir), fn.mlir, node)
             return TypedConstant(args[0], fn)
-        if any(isinstance(a, kernel) for a in list(args) + list(kwargs.values())):
+        scalars = (Value, Access, TypedConstant)
+        if any(isinstance(a, scalars) for a in list(args) + list(kwargs.values())):
             raise self.error(f"cannot call Python function {getattr(fn, '__name__', fn)!r} with "
                              "kernel values; only T.* operations run in the kernel", node)
         try:
@@ -911,6 +930,37 @@ class Translator:
             raise
         except Exception as e:  # noqa: BLE001
             raise self.error(f"calling {getattr(fn, '__name__', fn)!r} failed: {e}", node) from None
+
+    def call_macro(self, macro, node):
+        """Inlines a @T.macro: its body is translated with its parameters
+        bound to the call's arguments (buffers, kernel values or Python
+        values)."""
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        try:
+            bound = inspect.signature(macro.fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(f"calling macro '{macro.fn.__name__}': {e}", node) from None
+        bound.apply_defaults()
+        if self.macro_depth > 32:
+            raise self.error("macros nest deeper than 32 calls (recursion?)", node)
+        outer_frame = self.frame
+        self.frame = Frame(macro.fn)
+        self.macro_depth += 1
+        scope = Scope("macro")
+        scope.result = None
+        scope.vars.update(bound.arguments)
+        self.scopes.append(scope)
+        try:
+            for s in self.frame.func_def.body:
+                if scope.result is not None:
+                    break
+                self.stmt(s)
+        finally:
+            self.scopes.pop()
+            self.macro_depth -= 1
+            self.frame = outer_frame
+        return scope.result
 
     # ------------------------------------------------------------ intrinsics
 

@@ -1,4 +1,4 @@
-// Broken tile.kernel ops, custom form. Each `// -----` case must fail with a
+// Broken tile.kernel ops, custom form. Each split-input-file case must fail with a
 // diagnostic (see test/Robustness/corpus.test).
 func.func @missing_in() {
   tile.kernel (%bx) (4) threads(128) {

@@ -1037,14 +1037,16 @@ LogicalResult PipelinedOp::verify() {
   if (std::optional<int64_t> step = getConstantIntValue(getStep()))
     if (*step <= 0)
       return emitOpError() << "step must be positive, got " << *step;
-  int64_t numOps = static_cast<int64_t>(body.getOperations().size()) - 1;
+  // Pure ops (index arithmetic, constants) are scheduled with their users
+  // and are not listed, so canonicalization cannot invalidate the lists.
+  int64_t numOps = getNumScheduledOps();
   auto checkList = [&](StringRef name,
                        std::optional<ArrayRef<int64_t>> list) -> LogicalResult {
     if (!list)
       return success();
     if (static_cast<int64_t>(list->size()) != numOps)
       return emitOpError() << name << " must have one entry per op of the "
-                              "body ("
+                              "body with side effects ("
                            << numOps << "), got " << list->size();
     return success();
   };
@@ -1066,6 +1068,14 @@ LogicalResult PipelinedOp::verify() {
         return emitOpError() << "stage " << s << " is out of range [0, "
                              << numStages << ")";
   return success();
+}
+
+int64_t PipelinedOp::getNumScheduledOps() {
+  int64_t count = 0;
+  for (Operation &op : getBodyBlock().without_terminator())
+    if (!isMemoryEffectFree(&op))
+      ++count;
+  return count;
 }
 
 SmallVector<Region *> PipelinedOp::getLoopRegions() { return {&getBody()}; }

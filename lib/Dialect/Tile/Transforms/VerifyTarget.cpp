@@ -72,13 +72,21 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
     ok = false;
   }
 
-  int64_t sharedBytes = 0;
+  // Saturating sums: absurd shapes must not wrap around below the limit.
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto add = [&](int64_t &sum, int64_t bytes) {
+    sum = bytes > kMax - sum ? kMax : sum + bytes;
+  };
+  // Shared buffers, and all block buffers (fragment and local too): on a
+  // CPU they all live on the stack of the block's worker thread.
+  int64_t sharedBytes = 0, blockBytes = 0;
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
-      // Saturating: absurd shapes must not wrap around below the limit.
-      int64_t bytes = getBufferBytes(alloc.getType());
-      constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
-      sharedBytes = bytes > kMax - sharedBytes ? kMax : sharedBytes + bytes;
+      add(sharedBytes, getBufferBytes(alloc.getType()));
+      add(blockBytes, getBufferBytes(alloc.getType()));
+    } else if (isa<AllocFragmentOp, AllocLocalOp>(op)) {
+      add(blockBytes,
+          getBufferBytes(cast<MemRefType>(op->getResult(0).getType())));
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
       Type a = gemm.getA().getType().getElementType();
       Type b = gemm.getB().getType().getElementType();
@@ -113,14 +121,24 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   });
   LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
                           << " bytes of shared memory\n");
+  auto bytesStr = [&](int64_t bytes) {
+    return bytes == kMax ? std::string("more than 2^63") : std::to_string(bytes);
+  };
   if (sharedBytes > target.getMaxSharedMemoryBytes()) {
-    kernel.emitOpError() << "allocates "
-                         << (sharedBytes == std::numeric_limits<int64_t>::max()
-                                 ? "more than 2^63"
-                                 : std::to_string(sharedBytes))
+    kernel.emitOpError() << "allocates " << bytesStr(sharedBytes)
                          << " bytes of shared memory; " << target.getName()
                          << " allows " << target.getMaxSharedMemoryBytes()
                          << " per block (use smaller tiles or fewer stages)";
+    ok = false;
+  } else if (!target.isGPU() && blockBytes > target.getMaxSharedMemoryBytes()) {
+    // Without this, absurd fragment / local buffers reach the CPU lowering,
+    // which builds vectors as long as their rows (and hangs or aborts).
+    kernel.emitOpError() << "allocates " << bytesStr(blockBytes)
+                         << " bytes of shared, fragment and local buffers, "
+                            "which all live on the stack of the block's "
+                            "thread on "
+                         << target.getName() << "; it allows "
+                         << target.getMaxSharedMemoryBytes() << " per block";
     ok = false;
   }
   return success(ok);

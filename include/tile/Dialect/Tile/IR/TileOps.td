@@ -414,10 +414,12 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
     compiler overlaps: copies of iteration `k + s` run while iteration `k`
     computes, for `s < num_stages`, with multi-buffered shared memory,
     asynchronous copies and the barriers they need. The result is the same
-    as the plain serial loop. `order` and `stage` (both indexed by the
-    top-level ops of the body) pin the schedule: `stage[i]` is the
-    pipeline stage of op `i` and `order[i]` its position within an
-    iteration of the steady state.
+    as the plain serial loop. `order` and `stage` pin the schedule; both are
+    indexed by the body's top-level ops that have side effects (copies,
+    gemms, loads and stores, loops around them), in program order: pure
+    ops such as index arithmetic are scheduled with their users and are
+    not listed. `stage[i]` is the pipeline stage of op `i` and `order[i]`
+    its position within an iteration of the steady state.
 
     ```mlir
     tile.pipelined %k = %c0 to %n step %c1 num_stages = 3 {
@@ -441,6 +443,9 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
   let extraClassDeclaration = [{
     ::mlir::Block &getBodyBlock() { return getBody().front(); }
     ::mlir::Value getInductionVar() { return getBodyBlock().getArgument(0); }
+    /// Top-level ops of the body with side effects: those `order` and
+    /// `stage` list.
+    int64_t getNumScheduledOps();
   }];
 }
 

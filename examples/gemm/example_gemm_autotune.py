@@ -1,0 +1,61 @@
+"""GEMM autotuned over tile shapes, pipeline depth and rasterization."""
+
+import itertools
+
+import numpy as np
+
+import tilemlir
+import tilemlir.language as T
+
+
+def get_configs(M, N, K):
+    configs = []
+    for block_M, block_N, block_K, num_stages, enable_rasterization in itertools.product(
+            [64, 128], [64, 128], [32, 64], [2, 3], [True, False]):
+        configs.append(dict(block_M=block_M, block_N=block_N, block_K=block_K,
+                            num_stages=num_stages, enable_rasterization=enable_rasterization))
+    return configs
+
+
+def ref_program(A, B):
+    return A.astype(np.float32) @ B.astype(np.float32)
+
+
+def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_num=128,
+           enable_rasterization=True, dtype="float16", accum_dtype="float"):
+
+    @T.prim_func
+    def main(
+            A: T.Tensor((M, K), dtype),
+            B: T.Tensor((K, N), dtype),
+            C: T.Tensor((M, N), dtype),
+    ):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=thread_num) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.use_swizzle(panel_size=10, enable=enable_rasterization)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return main
+
+
+def main(M=512, N=512, K=512, configs=None):
+    tuner = tilemlir.AutoTuner.from_kernel(kernel=matmul, configs=configs or get_configs(M, N, K))
+    result = (tuner.set_compile_args(out_idx=[-1], target="auto")
+              .set_profile_args(ref_prog=ref_program)
+              .set_kernel_args(M, N, K)
+              .run(warmup=3, rep=20))
+    print(f"Best config: {result.config}")
+    print(f"Best latency: {result.latency:.4f} ms")
+    print(f"Reference latency: {result.ref_latency:.4f} ms")
+    return result
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,186 @@
+"""Autotuning: compile a kernel for several configurations in parallel
+processes, time each, keep the fastest.
+
+    @tilemlir.autotune(configs=[{"block_M": 64}, {"block_M": 128}])
+    @tilemlir.jit(out_idx=[-1])
+    def matmul(M, N, K, block_M=128, ...): ...
+
+    kernel = matmul(1024, 1024, 1024)   # the fastest configuration
+    kernel.config, kernel.latency
+
+or, as TileLang has it:
+
+    result = AutoTuner.from_kernel(kernel=factory, configs=configs) \\
+        .set_compile_args(out_idx=[-1], target="cpu") \\
+        .set_profile_args(ref_prog=ref) \\
+        .run(warmup=3, rep=20)
+    result.kernel, result.config, result.latency
+"""
+
+import concurrent.futures
+import functools
+import multiprocessing
+import os
+import sys
+import time
+
+from ..errors import TileCompileError
+from ..jit import compile as compile_kernel
+from ..language import PrimFunc
+
+
+class AutotuneResult:
+    def __init__(self, kernel, config, latency, results, ref_latency=None):
+        self.kernel = kernel
+        self.config = config
+        self.latency = latency
+        self.results = results  # (config, latency ms or None, error or None)
+        self.ref_latency = ref_latency
+
+
+def _compile_one(factory, args, kwargs, config, out_idx, target):
+    """Runs in a worker process: builds the kernel into the disk cache."""
+    try:
+        prim = factory(*args, **dict(kwargs, **config))
+        compile_kernel(prim, out_idx=out_idx, target=target)
+        return None
+    except Exception as e:  # noqa: BLE001 - reported per configuration
+        return f"{type(e).__name__}: {e}"
+
+
+class AutoTuner:
+    def __init__(self, fn, configs):
+        self.fn = fn
+        self.configs = configs
+        self.compile_args = {"out_idx": None, "target": "auto"}
+        self.profile_args = {"supply_type": None, "ref_prog": None, "atol": 1e-2,
+                             "rtol": 1e-2, "skip_check": False}
+        self.args = ()
+        self.kwargs = {}
+
+    @classmethod
+    def from_kernel(cls, kernel, configs):
+        factory = getattr(kernel, "factory", kernel)
+        tuner = cls(factory, configs)
+        if hasattr(kernel, "out_idx"):
+            tuner.compile_args.update(out_idx=kernel.out_idx, target=kernel.target)
+        return tuner
+
+    def set_compile_args(self, out_idx=None, target="auto", **_):
+        self.compile_args = {"out_idx": out_idx, "target": target}
+        return self
+
+    def set_profile_args(self, supply_type=None, ref_prog=None, atol=1e-2, rtol=1e-2,
+                         skip_check=False, **_):
+        self.profile_args = {"supply_type": supply_type, "ref_prog": ref_prog, "atol": atol,
+                             "rtol": rtol, "skip_check": skip_check}
+        return self
+
+    def set_kernel_args(self, *args, **kwargs):
+        self.args, self.kwargs = args, kwargs
+        return self
+
+    def _configs(self):
+        configs = self.configs(*self.args, **self.kwargs) if callable(self.configs) else self.configs
+        configs = list(configs)
+        if not configs:
+            raise ValueError("autotune needs at least one configuration")
+        return [dict(c) for c in configs]
+
+    def run(self, warmup=25, rep=100, timeout=None, max_workers=None, verbose=True):
+        configs = self._configs()
+        out_idx, target = self.compile_args["out_idx"], self.compile_args["target"]
+        workers = max_workers or min(len(configs), os.cpu_count() or 1)
+        start = time.perf_counter()
+        errors = {}
+        # Compile in worker processes (fork: the factory may live in __main__);
+        # results land in the disk cache, where the loop below finds them.
+        ctx = multiprocessing.get_context("fork")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+            futures = {pool.submit(_compile_one, self.fn, self.args, self.kwargs, c, out_idx,
+                                   target): i for i, c in enumerate(configs)}
+            for n, fut in enumerate(concurrent.futures.as_completed(futures, timeout=timeout), 1):
+                i = futures[fut]
+                err = fut.result()
+                if err:
+                    errors[i] = err
+                if verbose:
+                    print(f"[autotune] compiled {n}/{len(configs)}"
+                          f"{' (failed: ' + err.splitlines()[0] + ')' if err else ''}",
+                          file=sys.stderr)
+        if verbose:
+            print(f"[autotune] compiled {len(configs)} configurations in "
+                  f"{time.perf_counter() - start:.1f} s", file=sys.stderr)
+
+        results = []
+        best = None
+        ref_latency = None
+        for i, config in enumerate(configs):
+            if i in errors:
+                results.append((config, None, errors[i]))
+                continue
+            try:
+                prim = self.fn(*self.args, **dict(self.kwargs, **config))
+                if not isinstance(prim, PrimFunc):
+                    raise TypeError("the tuned function must return a @T.prim_func")
+                kernel = compile_kernel(prim, out_idx=out_idx, target=target)
+                profiler = kernel.get_profiler(self.profile_args["supply_type"])
+                ref = self.profile_args["ref_prog"]
+                if ref is not None and not self.profile_args["skip_check"]:
+                    profiler.assert_allclose(ref, atol=self.profile_args["atol"],
+                                             rtol=self.profile_args["rtol"])
+                latency = profiler.do_bench(warmup=warmup, rep=rep)
+            except (TileCompileError, AssertionError, TypeError, ValueError) as e:
+                results.append((config, None, f"{type(e).__name__}: {e}"))
+                if verbose:
+                    print(f"[autotune] {config}: {type(e).__name__}: {str(e).splitlines()[0]}",
+                          file=sys.stderr)
+                continue
+            results.append((config, latency, None))
+            if verbose:
+                print(f"[autotune] {config}: {latency:.4f} ms", file=sys.stderr)
+            if best is None or latency < best[2]:
+                best = (kernel, config, latency)
+        if best is None:
+            raise TileCompileError("error: autotune: no configuration compiled and ran:\n  " +
+                                   "\n  ".join(f"{c}: {e}" for c, _, e in results))
+        kernel, config, latency = best
+        # The reference is timed last: its threads (e.g. OpenBLAS's) may keep
+        # spinning for a while and would slow the candidates timed after it.
+        ref = self.profile_args["ref_prog"]
+        if ref is not None:
+            ref_latency = kernel.get_profiler(self.profile_args["supply_type"]).do_bench(
+                ref, warmup=warmup, rep=rep)
+        kernel.config = config
+        kernel.latency = latency
+        if verbose:
+            print(f"[autotune] best {config}: {latency:.4f} ms", file=sys.stderr)
+        return AutotuneResult(kernel, config, latency, results, ref_latency)
+
+
+def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_prog=None,
+             atol=1e-2, rtol=1e-2, skip_check=False, max_workers=None, verbose=True):
+    """Stacked on @tilemlir.jit: calling the function tunes over `configs`
+    (a list of keyword-argument dicts, or a function of the call's
+    arguments returning one) and returns the fastest kernel, with .config
+    and .latency."""
+
+    def decorate(jitted):
+        factory = getattr(jitted, "factory", jitted)
+        cache = {}
+
+        @functools.wraps(factory)
+        def wrapper(*args, **kwargs):
+            key = repr((args, sorted(kwargs.items())))
+            if key not in cache:
+                tuner = AutoTuner.from_kernel(jitted, configs).set_kernel_args(*args, **kwargs)
+                tuner.set_profile_args(supply_type=supply_type, ref_prog=ref_prog, atol=atol,
+                                       rtol=rtol, skip_check=skip_check)
+                cache[key] = tuner.run(warmup=warmup, rep=rep, timeout=timeout,
+                                       max_workers=max_workers, verbose=verbose).kernel
+            return cache[key]
+
+        wrapper.factory = factory
+        return wrapper
+
+    return decorate
