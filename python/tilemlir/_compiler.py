@@ -30,7 +30,8 @@ def library_path():
 
 
 def available():
-    return library_path() is not None
+    path = library_path()
+    return path is not None and path.exists()
 
 
 def lib():
@@ -43,7 +44,15 @@ def lib():
             raise TileCompileError(
                 f"the TileMLIR compiler library ({_LIB_NAME}) was not found: run `make build` "
                 "in the repository, or set TILEMLIR_LIBRARY to its path")
-        l = ctypes.CDLL(str(path))
+        if not path.exists():
+            raise TileCompileError(
+                f"the TileMLIR compiler library {path} (from TILEMLIR_LIBRARY) does not exist: "
+                "set TILEMLIR_LIBRARY to the path of libTileMLIRCAPI.so, or unset it")
+        try:
+            l = ctypes.CDLL(str(path))
+        except OSError as e:
+            raise TileCompileError(f"cannot load the TileMLIR compiler library {path}: {e}") \
+                from None
         l.tileVersion.restype = ctypes.c_char_p
         l.tileRunPipeline.restype = ctypes.c_void_p
         l.tileRunPipeline.argtypes = [ctypes.c_char_p, ctypes.c_char_p,

@@ -1,7 +1,9 @@
 """Errors that point at the user's Python line."""
 
 import linecache
+import os
 import re
+import sys
 
 
 class TileCompileError(Exception):
@@ -56,3 +58,40 @@ def from_diagnostics(text, default="compilation failed"):
             msg += "\n  " + extra
     return TileCompileError(msg, first.group("file"), int(first.group("line")),
                             int(first.group("col")))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def caller_location(depth=0):
+    """(file, line, column) of the code that called into tilemlir: the first
+    frame, `depth` frames or more above the caller of this function, whose
+    file is not part of the tilemlir package."""
+    frame = sys._getframe(depth + 1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(
+            _PACKAGE_DIR + os.sep):
+        frame = frame.f_back
+    if frame is None:
+        return None, None, None
+    col = None
+    try:
+        positions = list(frame.f_code.co_positions())
+        line, _, start, _ = positions[frame.f_lasti // 2]
+        if line == frame.f_lineno and start is not None:
+            col = start + 1
+    except (AttributeError, IndexError, ValueError):
+        pass
+    return frame.f_code.co_filename, frame.f_lineno, col
+
+
+def at_caller(error):
+    """`error` (a TileCompileError without a location) located at the user's
+    code that called into tilemlir."""
+    if error.filename is not None:
+        return error
+    filename, line, col = caller_location(1)
+    if filename is None:
+        return error
+    located = TileCompileError(error.raw_message, filename, line, col)
+    located.__cause__ = error.__cause__
+    return located

@@ -264,32 +264,67 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     if (vectorize)
       loops = loops.drop_back();
 
-    auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
+    // One element at tile index `ivs` (all tile dims), bounds-checked on
+    // both sides.
+    auto copyElement = [&](OpBuilder &b, Location l, ValueRange ivs) {
       SmallVector<Value> si = src.indices(b, l, ivs);
       SmallVector<Value> di = dst.indices(b, l, ivs);
+      Value srcOk = src.cond(b, l, si);
+      Value value;
+      if (srcOk) {
+        auto ifOp = scf::IfOp::create(
+            b, l, srcOk,
+            [&](OpBuilder &tb, Location tl) {
+              scf::YieldOp::create(
+                  tb, tl,
+                  memref::LoadOp::create(tb, tl, src.buffer, si).getResult());
+            },
+            [&](OpBuilder &eb, Location el) {
+              scf::YieldOp::create(eb, el, pad);
+            });
+        value = ifOp.getResult(0);
+      } else {
+        value = memref::LoadOp::create(b, l, src.buffer, si);
+      }
+      value = convertElements(b, l, value, dstElt);
+      buildIf(b, l, dst.cond(b, l, di), [&](OpBuilder &tb, Location tl) {
+        memref::StoreOp::create(tb, tl, value, dst.buffer, di);
+      });
+    };
+
+    auto body = [&](OpBuilder &b, Location l, ValueRange ivs) {
       if (!vectorize) {
-        Value srcOk = src.cond(b, l, si);
-        Value value;
-        if (srcOk) {
-          auto ifOp = scf::IfOp::create(
-              b, l, srcOk,
-              [&](OpBuilder &tb, Location tl) {
-                scf::YieldOp::create(
-                    tb, tl, memref::LoadOp::create(tb, tl, src.buffer, si)
-                                .getResult());
-              },
-              [&](OpBuilder &eb, Location el) {
-                scf::YieldOp::create(eb, el, pad);
-              });
-          value = ifOp.getResult(0);
-        } else {
-          value = memref::LoadOp::create(b, l, src.buffer, si);
-        }
-        value = convertElements(b, l, value, dstElt);
-        buildIf(b, l, dst.cond(b, l, di), [&](OpBuilder &tb, Location tl) {
-          memref::StoreOp::create(tb, tl, value, dst.buffer, di);
-        });
+        copyElement(b, l, ivs);
         return;
+      }
+      SmallVector<Value> si = src.indices(b, l, ivs);
+      SmallVector<Value> di = dst.indices(b, l, ivs);
+      // Vector transfers mask only the elements past the end of a row: a
+      // row that starts before a global buffer's row (negative column) is
+      // copied element by element.
+      Value rowStartOk;
+      for (CopyEnd *end : {&src, &dst}) {
+        if (!end->global)
+          continue;
+        Value col = (end == &src ? si : di).back();
+        Value ok = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, col,
+                                         indexConst(b, l, 0));
+        rowStartOk =
+            rowStartOk ? arith::AndIOp::create(b, l, rowStartOk, ok).getResult()
+                       : ok;
+      }
+      OpBuilder::InsertionGuard guard(b);
+      if (rowStartOk) {
+        auto ifOp =
+            scf::IfOp::create(b, l, rowStartOk, /*withElseRegion=*/true);
+        OpBuilder eb = ifOp.getElseBodyBuilder();
+        buildTileLoops(eb, l, {tile.back()},
+                       [&](OpBuilder &lb, Location ll, ValueRange last) {
+                         SmallVector<Value> all(ivs);
+                         all.push_back(last[0]);
+                         copyElement(lb, ll, all);
+                       });
+        b.setInsertionPointToStart(ifOp.thenBlock());
       }
       auto srcVec = VectorType::get({tile.back()}, srcElt);
       bool srcInBounds = !src.global, dstInBounds = !dst.global;

@@ -19,6 +19,7 @@ or, as TileLang has it:
 
 import concurrent.futures
 import functools
+import itertools
 import multiprocessing
 import os
 import sys
@@ -36,6 +37,21 @@ class AutotuneResult:
         self.latency = latency
         self.results = results  # (config, latency ms or None, error or None)
         self.ref_latency = ref_latency
+
+
+# The compile jobs of the running AutoTuner.run, by id. The worker processes
+# are forked after a job is registered and read it from here: only the job id
+# and a config index are pickled, so the factory may be a local function, a
+# closure, or a module-level name rebound by @tilemlir.autotune (none of which
+# pickle).
+_JOBS = {}
+_next_job = itertools.count()
+
+
+def _compile_job(job_id, index):
+    """Runs in a worker process: builds configuration `index` of a job."""
+    factory, args, kwargs, configs, out_idx, target = _JOBS[job_id]
+    return _compile_one(factory, args, kwargs, configs[index], out_idx, target)
 
 
 def _compile_one(factory, args, kwargs, config, out_idx, target):
@@ -96,18 +112,23 @@ class AutoTuner:
         # Compile in worker processes (fork: the factory may live in __main__);
         # results land in the disk cache, where the loop below finds them.
         ctx = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-            futures = {pool.submit(_compile_one, self.fn, self.args, self.kwargs, c, out_idx,
-                                   target): i for i, c in enumerate(configs)}
-            for n, fut in enumerate(concurrent.futures.as_completed(futures, timeout=timeout), 1):
-                i = futures[fut]
-                err = fut.result()
-                if err:
-                    errors[i] = err
-                if verbose:
-                    print(f"[autotune] compiled {n}/{len(configs)}"
-                          f"{' (failed: ' + err.splitlines()[0] + ')' if err else ''}",
-                          file=sys.stderr)
+        job = next(_next_job)
+        _JOBS[job] = (self.fn, self.args, self.kwargs, configs, out_idx, target)
+        try:
+            with concurrent.futures.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+                futures = {pool.submit(_compile_job, job, i): i for i in range(len(configs))}
+                for n, fut in enumerate(concurrent.futures.as_completed(futures, timeout=timeout),
+                                        1):
+                    i = futures[fut]
+                    err = fut.result()
+                    if err:
+                        errors[i] = err
+                    if verbose:
+                        print(f"[autotune] compiled {n}/{len(configs)}"
+                              f"{' (failed: ' + err.splitlines()[0] + ')' if err else ''}",
+                              file=sys.stderr)
+        finally:
+            del _JOBS[job]
         if verbose:
             print(f"[autotune] compiled {len(configs)} configurations in "
                   f"{time.perf_counter() - start:.1f} s", file=sys.stderr)

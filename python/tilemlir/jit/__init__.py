@@ -9,7 +9,7 @@ import tempfile
 import numpy as np
 
 from .. import _compiler
-from ..errors import TileCompileError
+from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
 from ..language.parser import translate
 from ..runtime import load_bundle
@@ -146,7 +146,10 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     first (TILEMLIR_CACHE_DIR)."""
     if not isinstance(func, PrimFunc):
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
-    target = resolve_target(target)
+    try:
+        target = resolve_target(target)
+    except TileCompileError as e:
+        raise at_caller(e) from None
     ir = translate(func)
     version = _compiler.version() if _compiler.available() else "runtime-only"
     key = cache.make_key(ir, target, version)
@@ -198,3 +201,8 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
     if func is not None:
         return decorate(func)
     return decorate
+
+
+# `tilemlir.jit` is this decorator (it shadows the subpackage's name there):
+# let tilemlir.jit.IR_STAGES name the stages of get_ir too.
+jit.IR_STAGES = IR_STAGES

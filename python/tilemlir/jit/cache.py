@@ -46,6 +46,9 @@ def lookup(key):
         return None
     try:
         meta = json.loads(meta_path.read_text())
+        # The library that will be loaded must be among the checked files.
+        if meta["library"] not in meta["files"]:
+            raise ValueError(f"{meta['library']} has no digest")
         for name, digest in meta["files"].items():
             if _digest(entry / name) != digest:
                 raise ValueError(f"{name} does not match its digest")

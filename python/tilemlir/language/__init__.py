@@ -51,7 +51,12 @@ class TensorSpec:
 
 
 def Tensor(shape, dtype="float32"):
-    return TensorSpec(shape, dtype)
+    try:
+        return TensorSpec(shape, dtype)
+    except TypeError as e:
+        # Evaluated in the annotation of the user's kernel: report it there.
+        from ..errors import TileCompileError, caller_location
+        raise TileCompileError("error: " + str(e), *caller_location(1)) from None
 
 
 Buffer = Tensor

@@ -105,6 +105,14 @@ class Translator:
         filename, line, col = self._position(node or self.node)
         return TileCompileError("error: " + message, filename, line, col)
 
+    def dtype(self, value, node):
+        """The DType of a dtype string or object; an unknown one is reported
+        at `node`."""
+        try:
+            return dtypes.as_dtype(value)
+        except TypeError as e:
+            raise self.error(str(e), node) from None
+
     # ------------------------------------------------------------ entry point
 
     def translate(self):
@@ -117,13 +125,19 @@ class Translator:
                 raise self.error(f"kernel parameter '{name}' needs an annotation such as "
                                  f"T.Tensor((M, N), 'float16') or T.int32")
             if isinstance(ann, str):
-                ann = eval(ann, self.frame.globals, dict(self.frame.closure))
+                try:
+                    ann = eval(ann, self.frame.globals, dict(self.frame.closure))
+                except TileCompileError:
+                    raise
+                except Exception as e:  # noqa: BLE001
+                    raise self.error(f"cannot evaluate the annotation of kernel parameter "
+                                     f"'{name}': {e}") from None
             if isinstance(ann, T.TensorSpec):
                 buf = Buffer(f"%{name}", [d if isinstance(d, int) else None for d in ann.shape],
                              ann.dtype, "global", name)
                 params.append(("tensor", name, ann, buf))
             elif isinstance(ann, (dtypes.DType, str)):
-                dt = dtypes.as_dtype(ann)
+                dt = self.dtype(ann, self.func_def)
                 params.append(("scalar", name, dt, Value(f"%{name}", dt.mlir if dt.mlir != "i64" else "i64")))
             else:
                 raise self.error(f"unsupported annotation {ann!r} of kernel parameter '{name}'")
@@ -413,7 +427,7 @@ class Translator:
         value = self.expr(node.value)
         ann = self.expr(node.annotation)
         if isinstance(ann, (dtypes.DType, str)):
-            dt = dtypes.as_dtype(ann)
+            dt = self.dtype(ann, node)
             value = self.convert(self.value(value, node, dt.mlir), dt.mlir, node)
         self.assign(node.target, value, node)
 
@@ -556,8 +570,10 @@ class Translator:
                              "variables", node)
         for a in args:
             if not isinstance(a, int) or a <= 0:
+                got = "a value known only when the kernel runs" \
+                    if isinstance(a, (Value, Access, TypedConstant)) else repr(a)
                 raise self.error("T.Parallel extents must be positive compile-time integers, "
-                                 f"got {a!r}", node)
+                                 f"got {got}", node)
         ssas = [self.b.fresh(t.id) for t in targets]
         self.b.open(f"tile.parallel ({', '.join(ssas)}) in ({', '.join(str(a) for a in args)})")
         self.push("loop")
@@ -993,10 +1009,7 @@ class Translator:
                              node)
         if self.kernel is None:
             raise self.error(f"T.alloc_{scope} must be inside `with T.Kernel(...)`", node)
-        try:
-            dt = dtypes.as_dtype(a["dtype"])
-        except TypeError as e:
-            raise self.error(str(e), node) from None
+        dt = self.dtype(a["dtype"], node)
         name = self._target_name(node) or scope
         buf = Buffer(self.b.fresh(name), shape, dt, scope, name)
         self.b.emit(f"{buf.ssa} = tile.alloc_{scope} : {buf.memref_type()}", self.loc(node))
@@ -1366,7 +1379,7 @@ class Translator:
 
     def call_infinity(self, node):
         a = self._args(node, ["dtype"])
-        dt = dtypes.as_dtype(a["dtype"])
+        dt = self.dtype(a["dtype"], node)
         return TypedConstant(float("inf"), dt)
 
     def call_if_then_else(self, node):
@@ -1377,10 +1390,10 @@ class Translator:
 
     def call_cast(self, node):
         a = self._args(node, ["value", "dtype"])
-        x, dt = a["value"], dtypes.as_dtype(a["dtype"]) if not isinstance(a["value"], dtypes.DType) \
+        x, dt = a["value"], self.dtype(a["dtype"], node) if not isinstance(a["value"], dtypes.DType) \
             else None
         if dt is None:  # T.cast(dtype, value), TVM's order
-            dt, x = dtypes.as_dtype(a["value"]), a["dtype"]
+            dt, x = self.dtype(a["value"], node), a["dtype"]
         if not isinstance(x, (Value, Access, TypedConstant)):
             return TypedConstant(x, dt)
         return self.convert(self.value(x, node, dt.mlir), dt.mlir, node)

@@ -23,15 +23,17 @@
 // RUN:   --ref "np.where((np.arange(60)[:, None] >= 2) & (np.arange(110)[None, :] >= 3), np.pad(in0, ((2, 8), (3, 7)), constant_values=-2), in1)" \
 // RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
 //
-// @write_drop_neg: S [64, 128] to T[m0 - 2, n0 - 3], T [60, 110] random:
-// the first tiles start before T; T[r, c] = S[r + 2, c + 3] where that
-// exists, the rest of T keeps its values.
+// @write_drop_neg: a 32x64 tile of S (pad 0) to T[m0 - 2, n0 - 3], T [60, 110]
+// random: the first tiles start before T (negative offsets); T[r, c] =
+// S[r + 2, c + 3] where the tile covers it. S [64, 128]: whole T written.
+// S [20, 50]: a single tile covers T's rows [0, 30) and columns [0, 61)
+// (beyond S: pad 0), the rest of T keeps its values.
 // RUN: tile-run %s --entry=write_drop_neg --seed=4 --arg=f32:64x128 --arg=f32:60x110 --save=%t.dropneg
 // RUN: %python %S/check.py %t.dropneg --out 1 --ref "in0[2:62, 3:113]" \
 // RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
-// RUN: tile-run %s --entry=write_drop_neg --seed=5 --arg=f32:40x90 --arg=f32:60x110 --save=%t.dropneg2
+// RUN: tile-run %s --entry=write_drop_neg --seed=5 --arg=f32:20x50 --arg=f32:60x110 --save=%t.dropneg2
 // RUN: %python %S/check.py %t.dropneg2 --out 1 \
-// RUN:   --ref "np.where((np.arange(60)[:, None] < 38) & (np.arange(110)[None, :] < 87), np.pad(in0[2:, 3:], ((0, 22), (0, 23))), in1)" \
+// RUN:   --ref "np.where((np.arange(60)[:, None] < 30) & (np.arange(110)[None, :] < 61), np.pad(in0[2:, 3:], ((0, 42), (0, 63))), in1)" \
 // RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
 //
 // @heads: rank-reducing copies on a 3-d grid (S tiles, H, B): X [B, S, H, D]
@@ -150,7 +152,6 @@ func.func @write_drop_neg(%S: memref<?x?xf32>, %T: memref<?x?xf32>) {
     %f = tile.alloc_fragment : memref<32x64xf32, #tile.scope<fragment>>
     %m0 = arith.muli %by, %c32 : index
     %n0 = arith.muli %bx, %c64 : index
-    // Reads stay inside S: only full tiles of S are written.
     tile.copy %S[%m0, %n0] to %f : memref<?x?xf32> to memref<32x64xf32, #tile.scope<fragment>>
     %tm = arith.subi %m0, %c2 : index
     %tn = arith.subi %n0, %c3 : index

@@ -126,6 +126,13 @@ static ParseResult parseCheckedAttrDict(OpAsmParser &parser,
   });
 }
 
+LogicalResult mlir::tile::verifyInKernel(Operation *op) {
+  if (op->getParentOfType<KernelOp>())
+    return success();
+  return op->emitOpError() << "must be inside a tile.kernel: tile ops and "
+                              "buffers belong to the blocks of a kernel";
+}
+
 //===----------------------------------------------------------------------===//
 // KernelOp
 //===----------------------------------------------------------------------===//
@@ -349,9 +356,6 @@ static LogicalResult verifyAlloc(AllocOpT op) {
                                "swizzles are set with tile.annotate_layout";
   if (failed(verifyElementType(op, "buffer", type)))
     return failure();
-  if (!op->template getParentOfType<KernelOp>())
-    return op.emitOpError() << "must be inside a tile.kernel: tile buffers "
-                               "belong to a thread block";
   return success();
 }
 
@@ -954,8 +958,6 @@ LogicalResult ParallelOp::verify() {
     if (!arg.getType().isIndex())
       return emitOpError() << "induction variables must have type index, got "
                            << arg.getType();
-  if (!(*this)->getParentOfType<KernelOp>())
-    return emitOpError() << "must be inside a tile.kernel";
   return success();
 }
 

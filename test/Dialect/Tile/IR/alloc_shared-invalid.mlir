@@ -81,7 +81,7 @@ func.func @complex_elements() {
 // -----
 
 func.func @outside_kernel() {
-  // expected-error @below {{'tile.alloc_shared' op must be inside a tile.kernel: tile buffers belong to a thread block}}
+  // expected-error @below {{'tile.alloc_shared' op must be inside a tile.kernel: tile ops and buffers belong to the blocks of a kernel}}
   %a = tile.alloc_shared : memref<16xf32, #tile.scope<shared>>
   return
 }

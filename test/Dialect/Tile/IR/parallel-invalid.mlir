@@ -81,7 +81,7 @@ func.func @iv_type() {
 // -----
 
 func.func @outside_kernel() {
-  // expected-error @below {{'tile.parallel' op must be inside a tile.kernel}}
+  // expected-error @below {{'tile.parallel' op must be inside a tile.kernel: tile ops and buffers belong to the blocks of a kernel}}
   tile.parallel (%i) in (4) {
   }
   return

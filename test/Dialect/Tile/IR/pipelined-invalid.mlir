@@ -87,7 +87,7 @@ func.func @negative_step(%lb: index, %ub: index) {
 func.func @order_size(%A: memref<?x?xf16>, %lb: index, %ub: index, %st: index) {
   tile.kernel (%bx) in (1) threads(128) {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
-    // expected-error @below {{'tile.pipelined' op order must have one entry per op of the body (2), got 3}}
+    // expected-error @below {{'tile.pipelined' op order must have one entry per op of the body with side effects (2), got 3}}
     tile.pipelined %k = %lb to %ub step %st num_stages = 2 attributes {order = array<i64: 0, 1, 2>} {
       tile.copy %A[0, %k] to %As : memref<?x?xf16> to memref<64x32xf16, #tile.scope<shared>>
       tile.clear %As : memref<64x32xf16, #tile.scope<shared>>
@@ -101,7 +101,7 @@ func.func @order_size(%A: memref<?x?xf16>, %lb: index, %ub: index, %st: index) {
 func.func @stage_size(%A: memref<?x?xf16>, %lb: index, %ub: index, %st: index) {
   tile.kernel (%bx) in (1) threads(128) {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
-    // expected-error @below {{'tile.pipelined' op stage must have one entry per op of the body (2), got 1}}
+    // expected-error @below {{'tile.pipelined' op stage must have one entry per op of the body with side effects (2), got 1}}
     tile.pipelined %k = %lb to %ub step %st num_stages = 2 attributes {stage = array<i64: 0>} {
       tile.copy %A[0, %k] to %As : memref<?x?xf16> to memref<64x32xf16, #tile.scope<shared>>
       tile.clear %As : memref<64x32xf16, #tile.scope<shared>>
@@ -115,7 +115,7 @@ func.func @stage_size(%A: memref<?x?xf16>, %lb: index, %ub: index, %st: index) {
 // An empty body has no ops to order.
 func.func @order_empty_body(%lb: index, %ub: index, %st: index) {
   tile.kernel (%bx) in (1) threads(128) {
-    // expected-error @below {{'tile.pipelined' op order must have one entry per op of the body (0), got 1}}
+    // expected-error @below {{'tile.pipelined' op order must have one entry per op of the body with side effects (0), got 1}}
     tile.pipelined %k = %lb to %ub step %st num_stages = 2 attributes {order = array<i64: 0>} {
     }
   }

@@ -34,6 +34,15 @@ bool isGlobal(MemRefType type);
 /// "global", "shared", "fragment" or "local".
 StringRef stringifyScopeOf(MemRefType type);
 
+/// Checks that `op` is nested in a tile.kernel (the InKernel trait).
+LogicalResult verifyInKernel(Operation *op);
+
+template <typename ConcreteType>
+class InKernel : public OpTrait::TraitBase<ConcreteType, InKernel> {
+public:
+  static LogicalResult verifyTrait(Operation *op) { return verifyInKernel(op); }
+};
+
 } // namespace mlir::tile
 
 #define GET_OP_CLASSES

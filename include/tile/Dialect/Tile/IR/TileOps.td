@@ -14,6 +14,12 @@ include "mlir/Interfaces/SideEffectInterfaces.td"
 // that they are neither erased nor reordered by generic transformations.
 def Tile_LayoutResource : Resource<"::mlir::tile::LayoutResource">;
 
+// Tile ops run in the blocks of a kernel: they must be nested (at any depth)
+// inside a tile.kernel.
+def Tile_InKernel : NativeOpTrait<"InKernel"> {
+  let cppNamespace = "::mlir::tile";
+}
+
 //===----------------------------------------------------------------------===//
 // Structure: kernel, yield
 //===----------------------------------------------------------------------===//
@@ -84,7 +90,7 @@ def Tile_YieldOp : Tile_Op<"yield", [
 //===----------------------------------------------------------------------===//
 
 class Tile_AllocOp<string mnemonic, string scope, string scopeDoc>
-    : Tile_Op<mnemonic, []> {
+    : Tile_Op<mnemonic, [Tile_InKernel]> {
   let summary = "Allocate a " # scope # " tile buffer";
   let description = [{
     Allocates a statically shaped buffer of the enclosing block,
@@ -134,7 +140,7 @@ def Tile_AllocLocalOp : Tile_AllocOp<"alloc_local", "local", [{
 // Data movement
 //===----------------------------------------------------------------------===//
 
-def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
+def Tile_CopyOp : Tile_Op<"copy", [Tile_InKernel, AttrSizedOperandSegments]> {
   let summary = "Copy a tile between two buffers of any scopes";
   let description = [{
     Copies a rectangular region of `source` to a region of `target`. Each
@@ -190,7 +196,7 @@ def Tile_CopyOp : Tile_Op<"copy", [AttrSizedOperandSegments]> {
 // Compute
 //===----------------------------------------------------------------------===//
 
-def Tile_GemmOp : Tile_Op<"gemm"> {
+def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
   let summary = "Tile matrix multiply-accumulate: C += op(A) * op(B)";
   let description = [{
     Multiplies an `M x K` tile `A` (`K x M` with `transpose_a`) by a `K x N`
@@ -232,7 +238,7 @@ def Tile_GemmOp : Tile_Op<"gemm"> {
   }];
 }
 
-def Tile_GemmSpOp : Tile_Op<"gemm_sp"> {
+def Tile_GemmSpOp : Tile_Op<"gemm_sp", [Tile_InKernel]> {
   let summary = "2:4 structured-sparse tile multiply-accumulate";
   let description = [{
     Like `tile.gemm`, with a 2:4 sparse `A`: of every 4 consecutive elements
@@ -267,7 +273,7 @@ def Tile_GemmSpOp : Tile_Op<"gemm_sp"> {
   let hasVerifier = 1;
 }
 
-def Tile_FillOp : Tile_Op<"fill"> {
+def Tile_FillOp : Tile_Op<"fill", [Tile_InKernel]> {
   let summary = "Set every element of a tile buffer to a value";
   let description = [{
     Writes `value` (of the buffer's element type) to every element of
@@ -286,7 +292,7 @@ def Tile_FillOp : Tile_Op<"fill"> {
   let hasCanonicalizer = 1;
 }
 
-def Tile_ClearOp : Tile_Op<"clear"> {
+def Tile_ClearOp : Tile_Op<"clear", [Tile_InKernel]> {
   let summary = "Set every element of a tile buffer to zero";
   let description = [{
     ```mlir
@@ -298,7 +304,7 @@ def Tile_ClearOp : Tile_Op<"clear"> {
   let hasVerifier = 1;
 }
 
-def Tile_ReduceOp : Tile_Op<"reduce"> {
+def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
   let summary = "Reduce a tile along one dimension";
   let description = [{
     Reduces `source` along `dim` with `kind` (`sum`, `max`, `min`,
@@ -330,7 +336,7 @@ def Tile_ReduceOp : Tile_Op<"reduce"> {
 }
 
 class Tile_AtomicOp<string mnemonic, string what>
-    : Tile_Op<mnemonic> {
+    : Tile_Op<mnemonic, [Tile_InKernel]> {
   let summary = "Atomic " # what # " into global or shared memory";
   let description = [{
     Atomically combines `value` into `target` at `offsets` (}] # what # [{).
@@ -369,7 +375,7 @@ def Tile_AtomicMinOp : Tile_AtomicOp<"atomic_min", "minimum">;
 //===----------------------------------------------------------------------===//
 
 def Tile_ParallelOp : Tile_Op<"parallel", [
-    RecursiveMemoryEffects,
+    Tile_InKernel, RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
     DeclareOpInterfaceMethods<LoopLikeOpInterface,
         ["getLoopInductionVars"]>
@@ -402,7 +408,7 @@ def Tile_ParallelOp : Tile_Op<"parallel", [
 }
 
 def Tile_PipelinedOp : Tile_Op<"pipelined", [
-    RecursiveMemoryEffects,
+    Tile_InKernel, RecursiveMemoryEffects,
     SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
     DeclareOpInterfaceMethods<LoopLikeOpInterface,
         ["getLoopInductionVars", "getLoopLowerBounds", "getLoopUpperBounds",
@@ -454,7 +460,7 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
 //===----------------------------------------------------------------------===//
 
 def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [
-    MemoryEffects<[MemWrite<Tile_LayoutResource>]>
+    Tile_InKernel, MemoryEffects<[MemWrite<Tile_LayoutResource>]>
   ]> {
   let summary = "Pin the layout of a fragment or shared buffer";
   let description = [{

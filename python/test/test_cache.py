@@ -1,0 +1,287 @@
+"""The disk cache of compiled kernels (TILEMLIR_CACHE_DIR) and the
+compiler-free runtime."""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import tilemlir
+import tilemlir.language as T
+from tilemlir import _compiler
+from tilemlir.jit import cache as cache_mod
+
+jit_mod = importlib.import_module("tilemlir.jit")
+
+
+def scale_func(N, factor):
+    @T.prim_func
+    def scale(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(T.ceildiv(N, 16)) as bx:
+            a = T.alloc_fragment((16,), "float32")
+            T.copy(A[bx * 16], a)
+            for i in T.Parallel(16):
+                a[i] = a[i] * factor
+            T.copy(a, B[bx * 16])
+
+    return scale
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    d = tmp_path / "cache"
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(d))
+    return d
+
+
+@pytest.fixture
+def compile_calls(monkeypatch):
+    """Counts calls of the C++ compiler."""
+    calls = []
+    real = _compiler.compile_cpu
+
+    def counting(ir, path):
+        calls.append(path)
+        return real(ir, path)
+
+    monkeypatch.setattr(_compiler, "compile_cpu", counting)
+    return calls
+
+
+@pytest.fixture
+def checked_loads(monkeypatch):
+    """Fails the test if a bundle whose files do not match bundle.json's
+    digests is ever loaded."""
+    real = jit_mod.load_bundle
+    loaded = []
+
+    def checking(path):
+        meta = json.loads((path / "bundle.json").read_text())
+        for name, digest in meta["files"].items():
+            assert cache_mod._digest(path / name) == digest, f"damaged {name} was loaded"
+        loaded.append(path)
+        return real(path)
+
+    monkeypatch.setattr(jit_mod, "load_bundle", checking)
+    return loaded
+
+
+def run_scale(kernel, N, factor):
+    a = np.arange(N, dtype=np.float32) - 3
+    np.testing.assert_allclose(kernel(a), a * factor)
+
+
+def entries(cache_dir):
+    return sorted(p.name for p in cache_dir.iterdir())
+
+
+def test_second_compile_is_a_cache_hit(cache_dir, monkeypatch):
+    func = scale_func(40, 3.0)
+    first = tilemlir.compile(func, out_idx=[1])
+    run_scale(first, 40, 3.0)
+    assert entries(cache_dir) == [first.bundle_dir.name]  # no temporaries left behind
+    assert {"bundle.json", "kernel.so", "kernel.ll", "kernel.mlir"} <= set(
+        os.listdir(first.bundle_dir))
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("the compiler ran on a cache hit")
+
+    monkeypatch.setattr(_compiler, "compile_cpu", no_compiler)
+    start = time.perf_counter()
+    second = tilemlir.compile(func, out_idx=[1])
+    elapsed = time.perf_counter() - start
+    assert second.bundle_dir == first.bundle_dir
+    run_scale(second, 40, 3.0)
+    assert elapsed < 0.05, f"cache hit took {elapsed * 1e3:.1f} ms"
+    # A fresh translation of the same factory arguments hits too.
+    third = tilemlir.compile(scale_func(40, 3.0), out_idx=[1])
+    assert third.bundle_dir == first.bundle_dir
+
+
+def test_jit_decorator_uses_disk_cache(cache_dir, compile_calls):
+    def make():
+        @tilemlir.jit(out_idx=[-1])
+        def factory(N, factor):
+            return scale_func(N, factor)
+        return factory
+
+    k1 = make()(24, 0.5)
+    k2 = make()(24, 0.5)  # a new jit wrapper: no in-memory kernel, the disk has it
+    assert len(compile_calls) == 1
+    assert k1.bundle_dir == k2.bundle_dir
+    run_scale(k2, 24, 0.5)
+
+
+def test_different_argument_different_entry(cache_dir, compile_calls):
+    k1 = tilemlir.compile(scale_func(32, 2.0), out_idx=[1])
+    k2 = tilemlir.compile(scale_func(32, 5.0), out_idx=[1])
+    k3 = tilemlir.compile(scale_func(48, 2.0), out_idx=[1])
+    dirs = {k1.bundle_dir, k2.bundle_dir, k3.bundle_dir}
+    assert len(dirs) == 3 and len(compile_calls) == 3
+    assert entries(cache_dir) == sorted(d.name for d in dirs)
+    run_scale(k1, 32, 2.0)
+    run_scale(k2, 32, 5.0)
+    run_scale(k3, 48, 2.0)
+
+
+def test_out_idx_does_not_need_a_new_entry(cache_dir, compile_calls):
+    """out_idx only changes how the kernel is called, not its binary."""
+    func = scale_func(16, 2.0)
+    k1 = tilemlir.compile(func, out_idx=[1])
+    k2 = tilemlir.compile(func)
+    assert k1.bundle_dir == k2.bundle_dir and len(compile_calls) == 1
+    a = np.ones(16, np.float32)
+    b = np.zeros(16, np.float32)
+    assert k2(a, b) is None
+    np.testing.assert_array_equal(b, a * 2)
+
+
+def _damage_so_truncate(entry):
+    so = entry / "kernel.so"
+    data = so.read_bytes()
+    so.unlink()  # a new file: the loaded library's pages stay mapped
+    so.write_bytes(data[: len(data) // 3])
+
+
+def _damage_so_flip(entry):
+    so = entry / "kernel.so"
+    data = bytearray(so.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    so.unlink()
+    so.write_bytes(bytes(data))
+
+
+def _damage_so_missing(entry):
+    (entry / "kernel.so").unlink()
+
+
+def _damage_json_bad(entry):
+    meta = entry / "bundle.json"
+    meta.write_text(meta.read_text()[:-20] + "{{not json")
+
+
+def _damage_json_empty(entry):
+    (entry / "bundle.json").write_text("")
+
+
+def _damage_json_no_files(entry):
+    meta = json.loads((entry / "bundle.json").read_text())
+    del meta["files"]
+    (entry / "bundle.json").write_text(json.dumps(meta))
+
+
+def _damage_json_unlisted_library(entry):
+    """bundle.json stops listing the library: it can no longer be checked."""
+    _damage_so_truncate(entry)
+    meta = json.loads((entry / "bundle.json").read_text())
+    del meta["files"]["kernel.so"]
+    (entry / "bundle.json").write_text(json.dumps(meta))
+
+
+@pytest.mark.parametrize("damage", [_damage_so_truncate, _damage_so_flip, _damage_so_missing,
+                                    _damage_json_bad, _damage_json_empty, _damage_json_no_files,
+                                    _damage_json_unlisted_library],
+                         ids=lambda f: f.__name__.removeprefix("_damage_"))
+def test_damaged_entry_is_rebuilt(cache_dir, compile_calls, checked_loads, damage):
+    func = scale_func(24, 1.5)
+    first = tilemlir.compile(func, out_idx=[1])
+    entry = first.bundle_dir
+    damage(entry)
+    second = tilemlir.compile(func, out_idx=[1])
+    assert len(compile_calls) == 2, "the damaged entry was not rebuilt"
+    assert second.bundle_dir == entry
+    assert cache_mod.lookup(entry.name) == entry  # intact again
+    run_scale(second, 24, 1.5)
+
+
+FRESH_PROCESS = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import tilemlir, tilemlir.language as T
+    from tilemlir import _compiler
+    sys.path.insert(0, {test_dir!r})
+    from test_cache import scale_func
+    calls = []
+    real = _compiler.compile_cpu
+    _compiler.compile_cpu = lambda ir, p: (calls.append(p), real(ir, p))[1]
+    k = tilemlir.compile(scale_func(24, 1.5), out_idx=[1])
+    a = np.arange(24, dtype=np.float32)
+    np.testing.assert_allclose(k(a), a * 1.5)
+    print("compiles:", len(calls))
+""")
+
+
+@pytest.mark.parametrize("damage", [_damage_so_truncate, _damage_json_bad],
+                         ids=["so_truncate", "json_bad"])
+def test_damaged_entry_is_rebuilt_in_fresh_process(cache_dir, damage):
+    """In a process that never loaded the library, a damaged one would fail
+    to load (or crash): it must be rebuilt instead."""
+    code = FRESH_PROCESS.format(test_dir=os.path.dirname(__file__))
+    env = dict(os.environ, TILEMLIR_CACHE_DIR=str(cache_dir))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "compiles: 1" in out.stdout
+    (entry,) = [p for p in cache_dir.iterdir()]
+    damage(entry)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "compiles: 1" in out.stdout  # rebuilt
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "compiles: 0" in out.stdout  # and the rebuilt entry is used
+
+
+RUNTIME_ONLY = textwrap.dedent("""
+    import sys
+    import numpy as np
+    from tilemlir.runtime import load_bundle
+    kernel = load_bundle(sys.argv[1])
+    a = np.arange(40, dtype=np.float32)
+    b = np.zeros(40, dtype=np.float32)
+    kernel(a, b)
+    np.testing.assert_allclose(b, a * 3.0)
+    try:
+        kernel(a)
+    except TypeError as e:
+        assert "'scale' takes 2 arguments" in str(e), e
+    else:
+        raise AssertionError("wrong argument count accepted")
+    import tilemlir._compiler
+    assert tilemlir._compiler._lib is None
+    maps = open("/proc/self/maps").read()
+    assert "libTileMLIRCAPI" not in maps
+    print("runtime ok")
+""")
+
+
+def test_runtime_runs_bundle_without_compiler(cache_dir, tmp_path):
+    kernel = tilemlir.compile(scale_func(40, 3.0), out_idx=[1])
+    env = dict(os.environ, TILEMLIR_LIBRARY=str(tmp_path / "missing" / "libTileMLIRCAPI.so"))
+    out = subprocess.run([sys.executable, "-c", RUNTIME_ONLY, str(kernel.bundle_dir)], env=env,
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "runtime ok" in out.stdout
+
+
+def test_compile_without_compiler_library_is_a_clear_error(tmp_path):
+    code = textwrap.dedent(f"""
+        import sys
+        import tilemlir
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        from test_cache import scale_func
+        try:
+            tilemlir.compile(scale_func(8, 2.0))
+        except tilemlir.TileCompileError as e:
+            print("error:", e)
+    """)
+    env = dict(os.environ, TILEMLIR_LIBRARY=str(tmp_path / "missing.so"),
+               TILEMLIR_CACHE_DIR=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert "error:" in out.stdout and "missing.so" in out.stdout, out.stdout

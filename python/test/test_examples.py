@@ -1,0 +1,63 @@
+"""The examples in examples/ run and check themselves against numpy."""
+
+import pytest
+
+from conftest import load_example
+
+
+@pytest.fixture(scope="module")
+def gemm():
+    return load_example("gemm/example_gemm.py")
+
+
+def test_gemm_default_size(gemm):
+    latency = gemm.main()
+    assert latency > 0
+
+
+@pytest.mark.parametrize("M,N,K", [(200, 328, 136), (1, 257, 95), (65, 7, 33)])
+def test_gemm_odd_shapes(gemm, M, N, K):
+    assert gemm.main(M, N, K) > 0
+
+
+def test_gemm_odd_shapes_small_tiles(gemm):
+    assert gemm.main(200, 328, 136, block_M=64, block_N=32, block_K=16) > 0
+
+
+def test_gemm_schedule():
+    example = load_example("gemm/example_gemm_schedule.py")
+    kernel = example.main()
+    assert "define" in kernel.get_kernel_source()
+
+
+def test_gemm_schedule_small():
+    example = load_example("gemm/example_gemm_schedule.py")
+    example.main(M=128, N=192, K=64, block_M=64, block_N=64, block_K=32)
+
+
+def test_gemm_autotune_few_configs():
+    example = load_example("gemm/example_gemm_autotune.py")
+    configs = [
+        dict(block_M=64, block_N=64, block_K=32, num_stages=2, enable_rasterization=True),
+        dict(block_M=128, block_N=128, block_K=32, num_stages=3, enable_rasterization=False),
+        dict(block_M=128, block_N=64, block_K=64, num_stages=2, enable_rasterization=True),
+    ]
+    result = example.main(M=256, N=192, K=128, configs=configs)
+    assert result.config in configs
+    assert result.latency > 0
+    assert result.ref_latency > 0
+    assert result.kernel.config == result.config
+    assert len(result.results) == len(configs)
+    assert all(err is None for _, _, err in result.results)
+
+
+@pytest.mark.parametrize("is_causal", [True, False], ids=["causal", "full"])
+def test_flash_attention(is_causal):
+    example = load_example("flash_attention/example_mha_fwd.py")
+    kernel = example.main(batch=1, heads=2, seq_len=200, dim=64, is_causal=is_causal)
+    assert kernel.out_idx == [3]
+
+
+def test_flash_attention_two_batches_odd_seq():
+    example = load_example("flash_attention/example_mha_fwd.py")
+    example.main(batch=2, heads=1, seq_len=77, dim=32, is_causal=True)
