@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllExtensions.h"
 
 void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, amdgpu::AMDGPUDialect,
@@ -30,6 +31,9 @@ void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
                   NVVM::NVVMDialect, nvgpu::NVGPUDialect,
                   omp::OpenMPDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
                   vector::VectorDialect>();
+  // The ConvertToLLVM interfaces (cf, arith, ... inside gpu.module), the
+  // GPU target attributes' serializers and the other upstream extensions.
+  registerAllExtensions(registry);
 }
 
 void mlir::tile::registerAllTilePasses() {

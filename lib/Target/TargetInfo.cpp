@@ -3,6 +3,8 @@
 #include "tile/Target/TargetInfo.h"
 
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -68,7 +70,7 @@ public:
   }
 };
 
-class NvidiaTarget final : public GpuTargetBase {
+class NvidiaTarget final : public TargetInfo {
 public:
   NvidiaTarget(StringRef name, int smVersion) : name(name), sm(smVersion) {}
   StringRef getName() const override { return name; }
@@ -101,6 +103,49 @@ public:
     return sm >= 90 ? "f16, bf16, f32 (tf32), fp8 e4m3fn/e5m2 and i8 inputs"
                     : "f16, bf16, f32 (tf32) and i8 inputs (no fp8 before "
                       "sm_89)";
+  }
+  FragmentLayoutAttr getAccumulatorLayout(Operation *op,
+                                          std::string &why) const override {
+    auto gemm = dyn_cast<GemmOp>(op);
+    if (!gemm) {
+      why = "has no tensor-core lowering on " + name.str() + " yet";
+      return nullptr;
+    }
+    Type a = gemm.getA().getType().getElementType();
+    Type c = gemm.getC().getType().getElementType();
+    if (!(a.isF16() || a.isBF16()) || !c.isF32()) {
+      why = "is lowered to mma.sync m16n8k16 on " + name.str() +
+            ", which takes f16 or bf16 inputs with an f32 accumulator here";
+      return nullptr;
+    }
+    int64_t threads = op->getParentOfType<KernelOp>().getThreads();
+    int64_t m = gemm.getM(), n = gemm.getN();
+    std::optional<WarpPartition> part =
+        getWarpPartition(m, n, threads / 32, gemm.getPolicy(), 16, 8);
+    if (!part || gemm.getK() % 16 != 0) {
+      why = "cannot split its " + std::to_string(m) + "x" +
+            std::to_string(n) + "x" + std::to_string(gemm.getK()) +
+            " tile over " + std::to_string(threads / 32) +
+            " warps in 16x8x16 mma.sync atoms (M must be a multiple of 16 "
+            "and N of 8 per warp, K of 16)";
+      return nullptr;
+    }
+    return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads, *part);
+  }
+  LogicalResult prepareLowerOps(RewriterBase &rewriter,
+                                KernelOp kernel) const override {
+    return prepareKernelForNVVM(rewriter, kernel);
+  }
+  void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
+    populateTileToNVVMOpPatterns(patterns);
+  }
+  LogicalResult finishLowerOps(RewriterBase &rewriter,
+                               KernelOp kernel) const override {
+    return finishKernelForNVVM(rewriter, kernel);
+  }
+  LogicalResult lowerKernel(RewriterBase &rewriter,
+                            KernelOp kernel) const override {
+    return lowerKernelToNVVM(rewriter, kernel);
   }
 
 private:

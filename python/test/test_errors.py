@@ -350,3 +350,69 @@ def test_error_names_the_macro_call_site_file():
     with pytest.raises(TileCompileError) as e:
         tilemlir.compile(k)
     assert_located(e, "macro-rank", "'A' has 1 dimensions")
+
+
+def test_python_error_while_translating():
+    """A Python exception raised by compile-time arithmetic is reported at
+    the kernel's line."""
+    block = 0
+
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(T.ceildiv(8, block)) as bx:  # <ceildiv-zero>
+            A[0] = 0.0
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k)
+    assert_located(e, "ceildiv-zero", "division")
+
+
+@pytest.fixture(scope="module")
+def scalar_kernel():
+    @T.prim_func
+    def fill_n(A: T.Tensor((4,), "float32"), n: T.int32, x: T.float32):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(4):
+                A[i] = T.cast(n, "float32") + x
+
+    return tilemlir.compile(fill_n, out_idx=[0])
+
+
+def test_call_scalar_ok(scalar_kernel):
+    np.testing.assert_array_equal(scalar_kernel(3, 0.5), np.full(4, 3.5, np.float32))
+    np.testing.assert_array_equal(scalar_kernel(np.int64(2), np.float32(1)), np.full(4, 3.0))
+
+
+def test_call_scalar_wrong_type(scalar_kernel):
+    with pytest.raises(TypeError, match=r"'n'.*int"):
+        scalar_kernel(2.5, 1.0)
+    with pytest.raises(TypeError, match=r"'x'.*float32 scalar"):
+        scalar_kernel(2, np.ones(1))
+    with pytest.raises(ValueError, match=r"'n'.*does not fit in int32"):
+        scalar_kernel(2 ** 40, 1.0)
+
+
+def test_python_exception_in_compile_time_math():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(8):
+                A[i] = T.log(0.0) + A[i]  # <math-domain>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k)
+    assert_located(e, "math-domain", "ValueError")
+
+
+def test_column_counts_characters():
+    """Columns count characters, not UTF-8 bytes."""
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            A[0] = T.max(len("ééé"), nope)  # noqa: F821 # <unicode>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k)
+    assert_located(e, "unicode")
+    source = open(THIS_FILE).read().splitlines()[line_of("unicode") - 1]
+    assert e.value.col == source.index("nope") + 1

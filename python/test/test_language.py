@@ -222,6 +222,31 @@ def test_dynamic_gemm(rng):
         np.testing.assert_allclose(kernel(a, b), f64(a) @ f64(b), rtol=1e-3, atol=1e-3)
 
 
+def test_dynamic_gemm_all_dims(rng):
+    """M, N and K dynamic: the grid and the pipelined loop's bound are
+    computed when the kernel runs."""
+    m, n, k_ = T.dynamic("m"), T.dynamic("n"), T.dynamic("k")
+
+    @T.prim_func
+    def gemm(A: T.Tensor((m, k_), "float32"), B: T.Tensor((k_, n), "float32"),
+             C: T.Tensor((m, n), "float32")):
+        with T.Kernel(T.ceildiv(n, 16), T.ceildiv(m, 16)) as (bx, by):
+            A_s = T.alloc_shared((16, 8), "float32")
+            B_s = T.alloc_shared((8, 16), "float32")
+            C_l = T.alloc_fragment((16, 16), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(k_, 8), num_stages=3):
+                T.copy(A[by * 16, k * 8], A_s)
+                T.copy(B[k * 8, bx * 16], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * 16, bx * 16])
+
+    kernel = tilemlir.compile(gemm, out_idx=[2])
+    for M, N, K in [(1, 1, 1), (17, 33, 9), (40, 5, 100)]:
+        a, b = randn(rng, (M, K)), randn(rng, (K, N))
+        np.testing.assert_allclose(kernel(a, b), a @ b, rtol=1e-4, atol=1e-4)
+
+
 # ------------------------------------------------------------------ swizzle
 
 def swizzle_gemm_func(M, N, K, bm, bn, bk, swizzle, panel=3, order="row"):
@@ -300,6 +325,21 @@ def test_atomic_add_scalar_from_several_blocks(rng):
     kernel(a, s, h)
     assert s[0] == a.sum()
     np.testing.assert_array_equal(h, np.full(4, M * N / 4, np.float32))
+
+
+def test_atomic_add_half_precision():
+    @T.prim_func
+    def count(A: T.Tensor((8,), "float16"), B: T.Tensor((8,), "bfloat16")):
+        with T.Kernel(5) as bx:
+            for i in T.Parallel(8):
+                T.atomic_add(A[i], 1.0)
+                T.atomic_add(B[i], 0.5)
+
+    kernel = tilemlir.compile(count)
+    a, b = np.zeros(8, np.float16), np.zeros(8, ml_dtypes.bfloat16)
+    kernel(a, b)
+    np.testing.assert_array_equal(a, np.full(8, 5.0, np.float16))
+    np.testing.assert_array_equal(f64(b), np.full(8, 2.5))
 
 
 # ------------------------------------------------------------- fill / clear
@@ -610,3 +650,24 @@ def test_scalar_parameter(rng):
     a = randn(rng, (N,))
     ref = np.where(np.arange(N) < 4, a * 2.5, 0)
     np.testing.assert_allclose(kernel(a, 2.5, 4), ref, rtol=1e-6)
+
+
+# ------------------------------------------------------------ source forms
+
+def test_source_with_column_0_comment_and_unindented_string(rng):
+    """The translator reads the kernel's source as written: a comment at
+    column 0 or a multi-line string does not upset it."""
+    N = 8
+
+    @T.prim_func
+    def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        """A docstring
+whose second line is not indented."""
+        with T.Kernel(1) as bx:
+#           T.fill(B, 2.0)  (commented out at column 0)
+            for i in T.Parallel(N):
+                B[i] = A[i] + 1.0
+
+    kernel = tilemlir.compile(k, out_idx=[1])
+    a = randn(rng, (N,))
+    np.testing.assert_allclose(kernel(a), a + 1)

@@ -82,8 +82,32 @@ def _take(ptr):
     return text
 
 
+def _module_pipeline(pipeline):
+    """The passes of `pipeline` to run on the top-level module.
+
+    tileRunPipeline adds the pipeline text to a pass manager that is already
+    anchored on the parsed module, so "builtin.module(p1,p2)" (the form
+    mlir-opt's --pass-pipeline takes) would nest p1, p2 under a second
+    builtin.module and run on nothing: unwrap it here."""
+    text = pipeline.strip()
+    head = "builtin.module("
+    if text.startswith(head) and text.endswith(")"):
+        inner = text[len(head):-1]
+        # Only when the outer parentheses enclose everything.
+        depth = 0
+        for ch in inner:
+            depth += {"(": 1, ")": -1}.get(ch, 0)
+            if depth < 0:
+                return text
+        if depth == 0:
+            return inner.strip()
+    return text
+
+
 def run_pipeline(ir, pipeline=""):
-    """The IR after `pipeline` (textual pass pipeline) ran on it."""
+    """The IR after `pipeline` (textual pass pipeline, e.g.
+    "builtin.module(canonicalize,cse)") ran on it."""
+    pipeline = _module_pipeline(pipeline)
     err = ctypes.c_void_p()
     out = lib().tileRunPipeline(ir.encode(), pipeline.encode(), ctypes.byref(err))
     if not out:

@@ -3,29 +3,36 @@
 
 Two modes:
 
-  fuzz.py --tile-opt PATH [--budget N] [--seed S] ...
-      Takes every .mlir under test/ and examples/ (split on `// -----`),
-      adds the generic form of each seed that parses, derives N mutants from
-      them with a seeded random mutator, and runs tile-opt on each mutant
-      with a set of pipelines. Every pipeline runs on the unmutated seeds as
-      well.
+  fuzz.py --tile-opt PATH [--budget N] [--seed S] [--jobs J] ...
+      Seeds are every .mlir under test/ and examples/ (each split-input-file
+      case on its own, lit / FileCheck lines dropped), plus the generic form
+      of each seed that parses. N mutants are derived from them by a seeded
+      random mutator (delete / duplicate / swap lines and tokens, replace
+      integers by 0, -1, INT64_MIN, huge values..., shape dims, element
+      types, memory spaces and tile op names, insert snippets, truncate).
+      Every seed and mutant is parsed, verified and printed generically;
+      those that verify then run through every pipeline: canonicalize + cse,
+      tile-verify-target for each target, --verify-roundtrip, the lowerings
+      and every tile-* pass or pipeline that `tile-opt --help` lists.
+      Inputs run in batches of --batch per tile-opt process
+      (--split-input-file); a batch that fails is re-run input by input.
 
   fuzz.py --tile-opt PATH --check-corpus DIR
-      Runs every case of every .mlir in DIR (split on `// -----`; not
-      subdirectories, Inputs/valid/ holds valid fuzzer seeds) through
-      every pipeline and requires each run to fail cleanly: exit code 1 and
-      an `error:` diagnostic. A case may pin the diagnostic with a line
-      `// EXPECTED-ERROR: text`.
+      Runs every case of every .mlir in DIR (not its subdirectories:
+      Inputs/valid/ holds valid seeds) on its own and requires each run to
+      fail cleanly: exit code 1 and an `error:` diagnostic. A case may pin
+      the diagnostic with a line `// EXPECTED-ERROR: text`.
 
-A run is a failure when tile-opt dies by a signal, exits with a code other
-than 0 or 1 (other than 1 in --check-corpus mode), prints "LLVM ERROR",
-"Stack dump" or "PLEASE submit a bug report", or runs longer than
---timeout seconds. Failing inputs are written to --save-dir with the
-command line that failed. The script prints one summary line and exits 1
-if any run failed.
+A run fails when tile-opt dies by a signal, exits with a code other than 0
+or 1 (other than 1 with --check-corpus), prints "LLVM ERROR", a stack dump
+or "PLEASE submit a bug report", or runs longer than --timeout seconds.
+Unless --no-strict, printing, --verify-roundtrip and --canonicalize --cse
+must also succeed on every input that verifies. Failing inputs are saved
+in --save-dir and printed with the command that failed. The script ends
+with one summary line ("fuzz: ... N crashes") and exits 1 on any failure.
 
-Standard library only; deterministic for a given --seed, --budget and set
-of input files.
+Standard library only; deterministic for a given --seed, --budget, tile-opt
+and set of input files.
 """
 
 import argparse
@@ -45,10 +52,17 @@ SRC_ROOT = os.path.dirname(os.path.dirname(SCRIPT_DIR))
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 SPLIT_LINE = "// -----\n"
-CRASH_MARKERS = ("LLVM ERROR", "Stack dump", "PLEASE submit a bug report",
-                 "Assertion `", "UNREACHABLE executed",
-                 "AddressSanitizer", "UndefinedBehaviorSanitizer",
-                 "runtime error:")
+# What a crash prints on stderr, at the start of a line (diagnostics echo
+# source lines, so markers elsewhere could come from the input).
+CRASH_MARKERS = re.compile(
+    r"^(LLVM ERROR|Stack dump|PLEASE submit a bug report|.*Assertion `.*' "
+    r"failed|UNREACHABLE executed|==\d+==ERROR: AddressSanitizer|"
+    r".*runtime error: )", re.MULTILINE)
+
+# Pipelines that must succeed on every input that parses and verifies
+# (checked unless --no-strict).
+MUST_SUCCEED = ["", "--mlir-print-op-generic", "--verify-roundtrip",
+                "--canonicalize --cse"]
 
 # Crashes in upstream MLIR (libMLIR of LLVM 22) that no code of ours can
 # avoid: inputs that match are neither used as seeds nor generated.
@@ -299,13 +313,60 @@ def mut_copy_token(rng, text):
     return _splice(text, a.start(), a.end(), b.group())
 
 
+ARRAY_RE = re.compile(r"array<(i\d+)(?::\s*([^>]*))?>")
+ATTR_ENTRY_RE = re.compile(r"(?<=[{,])\s*[A-Za-z_][\w.]*\s*=\s*"
+                           r"(?:array<[^>]*>|#[\w.]+<[^>]*>|[^,}<>]+)(?=[,}])")
+
+
+def mut_array(rng, text):
+    """Grows, shrinks or poisons a dense array (static offsets, grids,
+    operandSegmentSizes, order / stage lists...)."""
+    m = _pick_match(rng, ARRAY_RE, text)
+    if m is None:
+        return None
+    elems = [e.strip() for e in (m.group(2) or "").split(",") if e.strip()]
+    choice = rng.randrange(4)
+    if choice == 0 and elems:
+        del elems[rng.randrange(len(elems))]
+    elif choice == 1:
+        elems.insert(rng.randrange(len(elems) + 1),
+                     rng.choice(INTERESTING_INTS[:12] +
+                                ["-9223372036854775808"]))
+    elif choice == 2 and elems:
+        elems[rng.randrange(len(elems))] = rng.choice(INTERESTING_INTS)
+    else:
+        elems = list(reversed(elems))
+    body = "array<%s%s>" % (m.group(1),
+                            (": " + ", ".join(elems)) if elems else "")
+    return _splice(text, m.start(), m.end(), body)
+
+
+def mut_attr_entry(rng, text):
+    """Deletes an entry of an attribute dictionary or moves it to another
+    dictionary (an op's attribute on another op)."""
+    entries = list(ATTR_ENTRY_RE.finditer(text))
+    if not entries:
+        return None
+    m = rng.choice(entries)
+    if rng.random() < 0.5:
+        start, end = m.start(), m.end()
+        if text[start - 1] == ",":
+            start -= 1  # `, name = value`
+        elif text[end:end + 1] == ",":
+            end += 1  # `{name = value, ...`
+        return _splice(text, start, end, "")
+    other = rng.choice(entries)
+    pos = other.end()
+    return _splice(text, pos, pos, "," + m.group())
+
+
 MUTATORS = [
     (mut_delete_line, 3), (mut_duplicate_line, 3), (mut_swap_lines, 2),
     (mut_delete_token, 4), (mut_duplicate_token, 1), (mut_swap_tokens, 3),
     (mut_replace_int, 6), (mut_replace_dim, 4), (mut_replace_type, 4),
     (mut_replace_space, 3), (mut_replace_opname, 3),
     (mut_insert_snippet, 4), (mut_replace_token, 3), (mut_truncate, 1),
-    (mut_copy_token, 3),
+    (mut_copy_token, 3), (mut_array, 4), (mut_attr_entry, 3),
 ]
 _MUT_FUNCS = [f for f, _ in MUTATORS]
 _MUT_WEIGHTS = [w for _, w in MUTATORS]
@@ -368,10 +429,9 @@ class Runner:
         elif proc.returncode not in (0, 1):
             problem = "exit code %d" % proc.returncode
         else:
-            for marker in CRASH_MARKERS:
-                if marker in err or marker in out:
-                    problem = "printed %r" % marker
-                    break
+            match = CRASH_MARKERS.search(err)
+            if match:
+                problem = "printed %r" % match.group(0)[:80]
         return proc.returncode, out, err, problem
 
     def report(self, problem, text, pipeline, err, origin, split=False):
@@ -560,7 +620,26 @@ def fuzz(args, runner, pipelines):
                  if out and not known_upstream_crash(out)]
         jobs = [(b, p) for b in batches([v for v, _ in valid], args.batch)
                 for p in later]
-        list(pool.map(lambda j: runner.run_batch(*j), jobs))
+        results = pool.map(lambda j: runner.run_batch(*j), jobs)
+        if args.strict:
+            # Printing, round-tripping and canonicalizing valid IR must
+            # succeed: a failure there is a printer / parser mismatch or a
+            # pattern that breaks the IR.
+            for (cases, pipeline), outs in zip(jobs, results):
+                if pipeline not in MUST_SUCCEED:
+                    continue
+                for case, out in zip(cases, outs):
+                    if out is not None:
+                        continue
+                    rc, _, err, problem = runner.run(case[1], pipeline)
+                    if rc == 1 and not problem:
+                        first_error = next((l for l in err.splitlines()
+                                            if "error:" in l), "")
+                        runner.report("valid input, but the pipeline fails: "
+                                      + first_error.strip(), case[1],
+                                      pipeline, err, case[0])
+        else:
+            list(results)
         return valid
 
     start = time.time()
@@ -628,6 +707,10 @@ def main():
                         help="with --check-corpus, run every pipeline")
     parser.add_argument("--no-generic", action="store_true",
                         help="do not add the generic forms of the seeds")
+    parser.add_argument("--no-strict", dest="strict", action="store_false",
+                        help="do not require printing, --verify-roundtrip "
+                             "and --canonicalize --cse to succeed on valid "
+                             "inputs")
     parser.add_argument("--verbose", action="store_true",
                         help="print input and stderr of every failure")
     parser.add_argument("inputs", nargs="*",

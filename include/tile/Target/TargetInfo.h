@@ -42,6 +42,25 @@ public:
   /// diagnostics.
   virtual StringRef describeGemmTypes() const = 0;
 
+  /// The register layout of the accumulator of `gemm` (a tile.gemm or
+  /// tile.gemm_sp) on this target, or null with the reason in `why` (an
+  /// empty reason: the target keeps fragments without a layout, as the CPU).
+  virtual FragmentLayoutAttr getAccumulatorLayout(Operation *gemm,
+                                                  std::string &why) const {
+    return nullptr;
+  }
+
+  /// Runs on each kernel before / after the tile-lower-ops patterns (buffer
+  /// placement and its clean-up on GPUs).
+  virtual LogicalResult prepareLowerOps(RewriterBase &rewriter,
+                                        KernelOp kernel) const {
+    return success();
+  }
+  virtual LogicalResult finishLowerOps(RewriterBase &rewriter,
+                                       KernelOp kernel) const {
+    return success();
+  }
+
   /// Patterns of tile-lower-ops: every tile op except tile.kernel becomes
   /// thread-level upstream IR for this target.
   virtual void populateLowerOpsPatterns(RewritePatternSet &patterns) const = 0;

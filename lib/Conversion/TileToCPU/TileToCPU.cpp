@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
+#include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -30,55 +31,6 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-Value indexConst(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
-/// Converts a scalar or vector to element type `to` (float/int/index).
-Value convertElements(OpBuilder &b, Location loc, Value v, Type to) {
-  Type from = getElementTypeOrSelf(v.getType());
-  if (from == to)
-    return v;
-  auto retype = [&](Type elt) -> Type {
-    if (auto vt = dyn_cast<VectorType>(v.getType()))
-      return vt.clone(elt);
-    return elt;
-  };
-  if (isa<IndexType>(from) || isa<IndexType>(to)) {
-    Type mid = isa<IndexType>(from) ? Type(b.getI64Type()) : from;
-    if (isa<IndexType>(from))
-      v = arith::IndexCastOp::create(b, loc, retype(mid), v);
-    if (isa<IndexType>(to))
-      return arith::IndexCastOp::create(
-          b, loc, retype(to), convertElements(b, loc, v, b.getI64Type()));
-    return convertElements(b, loc, v, to);
-  }
-  auto fromF = dyn_cast<FloatType>(from);
-  auto toF = dyn_cast<FloatType>(to);
-  if (fromF && toF) {
-    unsigned fw = fromF.getWidth(), tw = toF.getWidth();
-    if (fw < tw)
-      return arith::ExtFOp::create(b, loc, retype(to), v);
-    if (fw > tw)
-      return arith::TruncFOp::create(b, loc, retype(to), v);
-    // f16 <-> bf16: through f32.
-    Value wide = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
-    return arith::TruncFOp::create(b, loc, retype(to), wide);
-  }
-  if (fromF)
-    return arith::FPToSIOp::create(b, loc, retype(to), v);
-  if (toF)
-    return arith::SIToFPOp::create(b, loc, retype(to), v);
-  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
-  if (fw < tw)
-    return arith::ExtSIOp::create(b, loc, retype(to), v);
-  return arith::TruncIOp::create(b, loc, retype(to), v);
-}
-
-Value zeroOf(OpBuilder &b, Location loc, Type type) {
-  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
-}
-
 /// The kernel body block that encloses `op`; scratch buffers go there so
 /// that loops never grow the stack.
 Block *getKernelBlock(Operation *op) {
@@ -92,45 +44,6 @@ Value allocScratch(OpBuilder &b, Operation *user, MemRefType type) {
   b.setInsertionPointToStart(getKernelBlock(user));
   return memref::AllocaOp::create(b, user->getLoc(), type,
                                   b.getI64IntegerAttr(64));
-}
-
-/// `idx[d] < dim(buffer, d)` (unsigned, so negative indices are out) for
-/// the dims of a global buffer listed in `dims`; null when nothing to check.
-Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
-                   ArrayRef<Value> idx, ArrayRef<int64_t> dims) {
-  Value cond;
-  for (int64_t d : dims) {
-    Value size = memref::DimOp::create(b, loc, buffer, d);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     idx[d], size);
-    cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
-  }
-  return cond;
-}
-
-/// Runs `body` under `cond` (or unconditionally when `cond` is null).
-void buildIf(OpBuilder &b, Location loc, Value cond,
-             function_ref<void(OpBuilder &, Location)> body) {
-  if (!cond) {
-    body(b, loc);
-    return;
-  }
-  scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location tl) {
-    body(tb, tl);
-    scf::YieldOp::create(tb, tl);
-  });
-}
-
-/// A loop nest with constant bounds [0, extents) and unit steps.
-void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
-                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t e : extents) {
-    lbs.push_back(indexConst(b, loc, 0));
-    ubs.push_back(indexConst(b, loc, e));
-    steps.push_back(indexConst(b, loc, 1));
-  }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
 }
 
 //===----------------------------------------------------------------------===//
@@ -198,46 +111,6 @@ struct ClearLowering : public OpRewritePattern<ClearOp> {
 // Copy
 //===----------------------------------------------------------------------===//
 
-/// One side of a copy: the buffer, its offsets, and which buffer dim each
-/// tile dim maps to.
-struct CopyEnd {
-  Value buffer;
-  MemRefType type;
-  SmallVector<Value> offsets;
-  SmallVector<int64_t> tileDims;
-  bool global;
-
-  CopyEnd(OpBuilder &b, Location loc, Value buffer,
-          ArrayRef<OpFoldResult> mixedOffsets, ArrayRef<int64_t> sizes)
-      : buffer(buffer), type(cast<MemRefType>(buffer.getType())),
-        offsets(getValueOrCreateConstantIndexOp(b, loc, mixedOffsets)),
-        global(isGlobal(type)) {
-    for (auto [d, size] : llvm::enumerate(sizes))
-      if (size != 1)
-        tileDims.push_back(d);
-  }
-
-  /// Buffer indices of the tile element at `ivs` (tile dims [0, ivs.size())).
-  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange ivs) {
-    SmallVector<Value> idx = offsets;
-    for (auto [i, iv] : llvm::enumerate(ivs))
-      idx[tileDims[i]] = arith::AddIOp::create(b, loc, idx[tileDims[i]], iv);
-    return idx;
-  }
-
-  /// Bounds check of a global side over every dim except `skip`.
-  Value cond(OpBuilder &b, Location loc, ArrayRef<Value> idx,
-             int64_t skip = -1) {
-    if (!global)
-      return nullptr;
-    SmallVector<int64_t> dims;
-    for (int64_t d = 0; d < type.getRank(); ++d)
-      if (d != skip)
-        dims.push_back(d);
-    return inBoundsCond(b, loc, buffer, idx, dims);
-  }
-};
-
 struct CopyLowering : public OpRewritePattern<CopyOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -255,11 +128,13 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                                   .getResult()
                             : zeroOf(rewriter, loc, srcElt);
 
-    // Vector rows when the tile's last dim is the last (contiguous) dim of
-    // both buffers; element by element otherwise.
+    // Vector rows when the tile's last dim is the last (contiguous: unit
+    // stride) dim of both buffers; element by element otherwise.
     bool vectorize = !tile.empty() &&
                      src.tileDims.back() == src.type.getRank() - 1 &&
-                     dst.tileDims.back() == dst.type.getRank() - 1;
+                     dst.tileDims.back() == dst.type.getRank() - 1 &&
+                     src.type.isLastDimUnitStride() &&
+                     dst.type.isLastDimUnitStride();
     ArrayRef<int64_t> loops = tile;
     if (vectorize)
       loops = loops.drop_back();
@@ -814,6 +689,24 @@ LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
         allocas.push_back(alloca);
   for (memref::AllocaOp alloca : allocas)
     rewriter.moveOpBefore(alloca, wsloop);
+
+  // Large ones would overflow the worker's stack (the target allows far
+  // more shared memory than a thread's stack holds): they go to the heap,
+  // still once per worker, freed when it is done.
+  constexpr int64_t kMaxStackBufferBytes = 256 << 10;
+  for (memref::AllocaOp alloca : allocas) {
+    MemRefType type = alloca.getType();
+    Type elt = type.getElementType();
+    int64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
+    if (type.getNumElements() * bits <= kMaxStackBufferBytes * 8)
+      continue;
+    rewriter.setInsertionPoint(alloca);
+    auto alloc = memref::AllocOp::create(rewriter, alloca.getLoc(), type,
+                                         alloca.getAlignmentAttr());
+    rewriter.replaceOp(alloca, alloc);
+    rewriter.setInsertionPoint(threadBlock->getTerminator());
+    memref::DeallocOp::create(rewriter, alloc.getLoc(), alloc);
+  }
 
   // A block's buffers are ordinary memory of its host thread.
   AttrTypeReplacer replacer;

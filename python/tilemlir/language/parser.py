@@ -11,7 +11,6 @@ import ast
 import builtins
 import inspect
 import operator
-import textwrap
 
 from .. import language as T
 from .. import layout as layout_mod
@@ -61,9 +60,21 @@ class Frame:
             lines, first = inspect.getsourcelines(fn)
         except OSError as e:
             raise TileCompileError(f"error: cannot read the source of '{fn.__name__}': {e}")
-        self.col_shift = len(lines[0]) - len(lines[0].lstrip()) if lines else 0
-        self.line_shift = first - 1
-        self.func_def = ast.parse(textwrap.dedent("".join(lines))).body[0]
+        self.lines = lines
+        self.first = first
+        # Parsed as written (not dedented: a comment at column 0 or a string
+        # spanning lines would defeat textwrap.dedent): an indented function
+        # is parsed as the body of an `if 1:`, so columns are the file's.
+        self.col_shift = 0
+        indented = bool(lines) and lines[0][:1] in (" ", "\t")
+        self.line_shift = first - 2 if indented else first - 1
+        try:
+            tree = ast.parse(("if 1:\n" if indented else "") + "".join(lines))
+        except SyntaxError as e:
+            raise TileCompileError(f"error: cannot parse the source of '{fn.__name__}': {e.msg}",
+                                   self.filename, (e.lineno or 1) + self.line_shift,
+                                   e.offset) from None
+        self.func_def = tree.body[0].body[0] if indented else tree.body[0]
         self.globals = fn.__globals__
         self.closure = {}
         if fn.__closure__:
@@ -94,6 +105,10 @@ class Translator:
         f = self.frame
         line = getattr(node, "lineno", f.func_def.lineno) + f.line_shift
         col = getattr(node, "col_offset", 0) + f.col_shift + 1
+        # ast columns count UTF-8 bytes; report characters.
+        if 0 <= line - f.first < len(f.lines) and not f.lines[line - f.first].isascii():
+            raw = f.lines[line - f.first].encode()[:col - 1]
+            col = len(raw.decode(errors="replace")) + 1
         return f.filename, line, col
 
     def loc(self, node=None):
@@ -143,12 +158,14 @@ class Translator:
                 raise self.error(f"unsupported annotation {ann!r} of kernel parameter '{name}'")
         self.params = params
         args = []
+        arg_nodes = {a.arg: a for a in self.func_def.args.args + self.func_def.args.kwonlyargs}
         for kind, name, spec, obj in params:
+            aloc = self.loc(arg_nodes.get(name, self.func_def))
             if kind == "tensor":
-                args.append(f"%{name}: {self._param_type(spec)}")
+                args.append(f"%{name}: {self._param_type(spec)} {aloc}")
                 self.scopes[0].vars[name] = obj
             else:
-                args.append(f"%{name}: {obj.type}")
+                args.append(f"%{name}: {obj.type} {aloc}")
                 self.scopes[0].vars[name] = obj
         # Dynamic dimensions: memref.dim of the first tensor that has them.
         for kind, name, spec, buf in params:
@@ -168,7 +185,7 @@ class Translator:
         body = "\n".join(self.b.lines)
         loc = self.loc(self.func_def)
         return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
-                f"    return {loc}\n  }} {loc}\n}}\n")
+                f"    return {loc}\n  }} {loc}\n}} {loc}\n")
 
     def _param_type(self, spec):
         dims = "x".join("?" if isinstance(d, T.DynamicDim) else str(d) for d in spec.shape)
@@ -385,6 +402,10 @@ class Translator:
         outer, self.current_stmt = self.current_stmt, node
         try:
             method(node)
+        except TileCompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - Python code run while translating
+            raise self.error(f"{type(e).__name__}: {e}", node) from e
         finally:
             self.current_stmt = outer
 
@@ -667,7 +688,12 @@ class Translator:
         method = getattr(self, "expr_" + type(node).__name__, None)
         if method is None:
             raise self.error(f"unsupported expression '{type(node).__name__}' in a kernel", node)
-        result = method(node)
+        try:
+            result = method(node)
+        except TileCompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - e.g. T.log(0) on Python numbers
+            raise self.error(f"{type(e).__name__}: {e}", node) from e
         self.node = prev
         return result
 
@@ -1298,7 +1324,10 @@ class Translator:
         a = self._args(node, ["lhs", "rhs"])
         x, y = a["lhs"], a["rhs"]
         if not isinstance(x, (Value, Access)) and not isinstance(y, (Value, Access)):
-            return -(-x // y)
+            try:
+                return -(-x // y)
+            except Exception as e:  # noqa: BLE001 - e.g. T.ceildiv(M, 0)
+                raise self.error(f"T.ceildiv({x!r}, {y!r}): {e}", node) from None
         num = self.binop(ast.Add(), x, self.binop(ast.Sub(), y, 1, node), node)
         return self.binop(ast.FloorDiv(), num, y, node)
 

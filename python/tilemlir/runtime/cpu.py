@@ -32,9 +32,21 @@ class CpuKernel:
             if a is None:
                 continue
             if p["kind"] == "scalar":
-                if not isinstance(a, (int, float, np.number)):
+                dt = as_dtype(p["dtype"])
+                is_bool = isinstance(a, (bool, np.bool_))
+                if (is_bool and dt.kind != "bool") or \
+                        not isinstance(a, (int, float, np.number, np.bool_)):
                     raise TypeError(f"argument '{name}' must be a {p['dtype']} scalar, got "
                                     f"{type(a).__name__}")
+                if dt.is_int and dt.kind != "bool":
+                    if not isinstance(a, (int, np.integer)):
+                        raise TypeError(f"argument '{name}' must be an integer ({p['dtype']}), "
+                                        f"got {type(a).__name__} {a!r}")
+                    lo, hi = ((0, (1 << dt.bits) - 1) if dt.kind == "uint" else
+                              (-(1 << (dt.bits - 1)), (1 << (dt.bits - 1)) - 1))
+                    if not lo <= int(a) <= hi:
+                        raise ValueError(f"argument '{name}' = {a} does not fit in "
+                                         f"{p['dtype']}")
                 continue
             if not isinstance(a, np.ndarray):
                 raise TypeError(f"argument '{name}' must be a numpy array on the cpu target, got "

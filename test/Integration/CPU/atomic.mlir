@@ -1,27 +1,32 @@
-// tile.atomic_add: several blocks adding into one output.
+// tile.atomic_add: several blocks adding into one output. One call of
+// @atomic_all runs every kernel (argument numbers in parentheses).
 //
-// @splitk: split-K GEMM, C += A @ B: the grid's z dim splits the K tiles
-// 4 ways (block z takes tiles z, z + 4, ...); each block adds its partial
-// 64x64 tile into C (which holds random data before: expect C + A @ B).
-// Edge tiles hang over C: their extra elements are dropped.
-// RUN: tile-run %s --entry=splitk --seed=1 --arg=f16:100x200 --arg=f16:200x70 --arg=f32:100x70 --save=%t.a
-// RUN: %python %S/check.py %t.a --out 2 --ref "in2 + in0 @ in1" --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=OUT2
+// @splitk (0 - 2): split-K GEMM, C += A @ B: the grid's z dim splits the K
+// tiles 4 ways (block z takes tiles z, z + 4, ...); each block adds its
+// partial 64x64 tile into C (which holds random data before: expect
+// C + A @ B). Edge tiles hang over C: their extra elements are dropped.
 //
-// @colsum: column sums: each block reduces its 32x64 tile over the rows and
-// atomically adds the 64 partial sums into out[N] (zero before).
-// RUN: tile-run %s --entry=colsum --seed=2 --arg=f32:150x100 --arg=f32:100:zero --save=%t.b
-// RUN: %python %S/check.py %t.b --out 1 --ref "in0.sum(0)" --rtol 1e-5 --atol 1e-5 | FileCheck %s --check-prefix=OUT1
+// @colsum (3, 4): column sums: each block reduces its 32x64 tile over the
+// rows and atomically adds the 64 partial sums into out[N] (zero before).
 //
-// @hist: scalar atomics inside tile.parallel (under a bounds check): a
-// histogram of the values of A (integers in [-8, 8]) per block in shared
+// @hist (5 - 7): scalar atomics inside tile.parallel (under a bounds check):
+// a histogram of the values of A (integers in [-8, 8]) per block in shared
 // memory, added to the global one with a tile atomic; and the sum of all
 // values, one scalar f32 atomic per element straight into global memory.
-// RUN: tile-run %s --entry=hist --seed=3 --arg=i32:150x100 --arg=i32:17:zero --arg=f32:1:zero --save=%t.c
-// RUN: %python %S/check.py %t.c --out 1 --ref "np.bincount((in0 + 8).astype(int).ravel(), minlength=17)" \
-// RUN:   --out 2 --ref "[in0.sum()]" --rtol 0 --atol 0 | FileCheck %s --check-prefixes=OUT1,OUT2
+//
+// RUN: tile-run %s --entry=atomic_all --seed=1 \
+// RUN:   --arg=f16:100x200 --arg=f16:200x70 --arg=f32:100x70 \
+// RUN:   --arg=f32:150x100 --arg=f32:100:zero \
+// RUN:   --arg=i32:150x100 --arg=i32:17:zero --arg=f32:1:zero --save=%t
+// RUN: %python %S/check.py %t --out 2 --ref "in2 + in0 @ in1" \
+// RUN:   --out 4 --ref "in3.sum(0)" --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=FLOAT
+// RUN: %python %S/check.py %t --out 6 --ref "np.bincount((in5 + 8).astype(int).ravel(), minlength=17)" \
+// RUN:   --out 7 --ref "[in5.sum()]" --rtol 0 --atol 0 | FileCheck %s --check-prefix=EXACT
 
-// OUT1: out1: ok
-// OUT2: out2: ok
+// FLOAT: out2: ok
+// FLOAT: out4: ok
+// EXACT: out6: ok
+// EXACT: out7: ok
 
 func.func @splitk(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
@@ -109,5 +114,14 @@ func.func @hist(%A: memref<?x?xi32>, %hist: memref<17xi32>, %total: memref<1xf32
     }
     tile.atomic_add %hist[0], %Hs : memref<17xi32>, memref<17xi32, #tile.scope<shared>>
   }
+  return
+}
+
+func.func @atomic_all(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>,
+    %X: memref<?x?xf32>, %colsum: memref<?xf32>,
+    %I: memref<?x?xi32>, %hist: memref<17xi32>, %total: memref<1xf32>) {
+  call @splitk(%A, %B, %C) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @colsum(%X, %colsum) : (memref<?x?xf32>, memref<?xf32>) -> ()
+  call @hist(%I, %hist, %total) : (memref<?x?xi32>, memref<17xi32>, memref<1xf32>) -> ()
   return
 }

@@ -1,76 +1,100 @@
 // tile.copy between global memory and tile buffers: tiles that hang over the
 // edges of a global tensor (reads give the pad value, writes are dropped),
 // also at negative offsets; rank-reducing copies; element-type conversion.
+// One call of @copy_all runs every kernel below (one compilation); the
+// arguments of each kernel are listed with their numbers (inN / outN).
 //
-// @pad_read: O [128, 128] (a multiple of the 32x64 tiles) from A [100, 70]:
-// each block reads A[m0, n0] with pad = 7.5, so O is A padded with 7.5.
-// RUN: tile-run %s --entry=pad_read --seed=1 --arg=f32:100x70 --arg=f32:128x128:poison --save=%t.pad
-// RUN: %python %S/check.py %t.pad --out 1 --ref "np.pad(in0, ((0, 28), (0, 58)), constant_values=7.5)" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @pad_read (0, 1): O1 [128, 128] (a multiple of the 32x64 tiles) from
+// A [100, 70]: each block reads A[m0, n0] with pad = 7.5, so O1 is A padded
+// with 7.5.
+// @pad_read_neg (0, 2): the same into O2, reading A[m0 - 3, n0 - 5]: the first
+// blocks' reads start before the tensor (negative offsets) and are padded too.
 //
-// @pad_read_neg: the same, reading A[m0 - 3, n0 - 5]: the first blocks' reads
-// start before the tensor (negative offsets) and are padded too.
-// RUN: tile-run %s --entry=pad_read_neg --seed=2 --arg=f32:100x70 --arg=f32:128x128:poison --save=%t.padneg
-// RUN: %python %S/check.py %t.padneg --out 1 --ref "np.pad(in0, ((3, 25), (5, 53)), constant_values=7.5)" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @write_drop (3, 4): T [60, 110] holds random data; each block copies a 32x64
+// tile of S [50, 100] (pad -2) to T[m0 + 2, n0 + 3]. Tiles hang over T's
+// bottom and right edges: those elements are dropped (not wrapped into the
+// next row), and T's first 2 rows and 3 columns keep their values.
 //
-// @write_drop: T [60, 110] holds random data; each block copies a 32x64 tile
-// of S [50, 100] (pad -2) to T[m0 + 2, n0 + 3]. Tiles hang over T's bottom
-// and right edges: those elements are dropped (not wrapped into the next
-// row), and T's first 2 rows and 3 columns keep their values.
-// RUN: tile-run %s --entry=write_drop --seed=3 --arg=f32:50x100 --arg=f32:60x110 --save=%t.drop
-// RUN: %python %S/check.py %t.drop --out 1 \
-// RUN:   --ref "np.where((np.arange(60)[:, None] >= 2) & (np.arange(110)[None, :] >= 3), np.pad(in0, ((2, 8), (3, 7)), constant_values=-2), in1)" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @write_drop_neg (5, 6 and 7, 8): a 32x64 tile of S (pad 0) to
+// T[m0 - 2, n0 - 3], T [60, 110] random: the first tiles start before T
+// (negative offsets); T[r, c] = S[r + 2, c + 3] where the tile covers it.
+// S [64, 128]: the whole of T is written. S [20, 50]: a single tile covers T's
+// rows [0, 30) and columns [0, 61) (beyond S: pad 0), the rest of T keeps its
+// values.
 //
-// @write_drop_neg: a 32x64 tile of S (pad 0) to T[m0 - 2, n0 - 3], T [60, 110]
-// random: the first tiles start before T (negative offsets); T[r, c] =
-// S[r + 2, c + 3] where the tile covers it. S [64, 128]: whole T written.
-// S [20, 50]: a single tile covers T's rows [0, 30) and columns [0, 61)
-// (beyond S: pad 0), the rest of T keeps its values.
-// RUN: tile-run %s --entry=write_drop_neg --seed=4 --arg=f32:64x128 --arg=f32:60x110 --save=%t.dropneg
-// RUN: %python %S/check.py %t.dropneg --out 1 --ref "in0[2:62, 3:113]" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
-// RUN: tile-run %s --entry=write_drop_neg --seed=5 --arg=f32:20x50 --arg=f32:60x110 --save=%t.dropneg2
-// RUN: %python %S/check.py %t.dropneg2 --out 1 \
-// RUN:   --ref "np.where((np.arange(60)[:, None] < 30) & (np.arange(110)[None, :] < 61), np.pad(in0[2:, 3:], ((0, 42), (0, 63))), in1)" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @heads (9, 10): rank-reducing copies on a 3-d grid (S tiles, H, B):
+// X [B, S, H, D] region [1, 64, 1, 32] -> 64x32 shared -> O [B, H, S, D]
+// region [1, 1, 64, 32], i.e. O = X.transpose(0, 2, 1, 3); S = 100.
 //
-// @heads: rank-reducing copies on a 3-d grid (S tiles, H, B): X [B, S, H, D]
-// region [1, 64, 1, 32] -> 64x32 shared -> O [B, H, S, D] region
-// [1, 1, 64, 32], i.e. O = X.transpose(0, 2, 1, 3); S = 100.
-// RUN: tile-run %s --entry=heads --seed=6 --arg=f32:2x100x3x32 --arg=f32:2x3x100x32:poison --save=%t.heads
-// RUN: %python %S/check.py %t.heads --out 1 --ref "in0.transpose(0, 2, 1, 3)" --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @columns (11, 12): element-wise copies (the tile's last dim is not a
+// buffer's last dim): column j of A [100, 37], region [64, 1] with pad 7.5,
+// into a 1-d fragment, then to row j of O [37, 128], region [1, 64]:
+// O = A^T padded with 7.5.
 //
-// @columns: element-wise copies (the tile's last dim is not a buffer's last
-// dim): column j of A [100, 37], region [64, 1] with pad 7.5, into a 1-d
-// fragment, then to row j of O [37, 128], region [1, 64]: O = A^T padded.
-// RUN: tile-run %s --entry=columns --seed=7 --arg=f32:100x37 --arg=f32:37x128:poison --save=%t.cols
-// RUN: %python %S/check.py %t.cols --out 1 --ref "np.pad(in0.T, ((0, 0), (0, 28)), constant_values=7.5)" \
-// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// @convert (13 - 21): element types converted by copies (A [100, 70] f32,
+// I [100, 70] i8, H [100, 70] f16; 64x64 tiles):
+//   O3 (16) = f16(A) (global f32 -> shared f16 -> global f16, exact rounding)
+//   O4 (17) = bf16(A) (global f32 -> fragment bf16 -> global f32)
+//   O5 (18) = f32(I) (global i8 -> fragment f32 -> global f32)
+//   O6 (19) = i32(trunc(8 A)) (fragment f32 -> global i32: fptosi)
+//   O7 (20) = bf16(H) (global f16 -> shared bf16 -> global bf16)
+//   O8 (21) = I (global i8 -> fragment i32 -> global i8)
 //
-// @convert: element types converted by copies (A [100, 70] f32, I [100, 70]
-// i8, H [100, 70] f16; 64x64 tiles):
-//   O3 = f16(A) (global f32 -> shared f16 -> global f16, exact rounding)
-//   O4 = bf16(A) (global f32 -> fragment bf16 -> global f32)
-//   O5 = f32(I) (global i8 -> fragment f32 -> global f32)
-//   O6 = i32(trunc(8 A)) (fragment f32 -> global i32: fptosi)
-//   O7 = bf16(H) (global f16 -> shared bf16 -> global bf16)
-//   O8 = i8(I) widened and narrowed (i8 -> i32 fragment -> global i8)
-// RUN: tile-run %s --entry=convert --seed=8 --arg=f32:100x70 --arg=i8:100x70 --arg=f16:100x70 \
+// @strided (22 - 25): global sides with non-unit innermost strides (copied
+// element by element). A [100, 140]; As = subview A[:, ::2] ([100, 70]); the
+// blocks copy 32x64 tiles of As (pad 0) to O (23) [100, 70] and to the
+// subview Ts = T[:, 1::2] of T (24) [100, 140], limited to 69 columns
+// (T's columns 1, 3, ..., 137): column 70 of a tile row is dropped, not
+// written to T's column 139; T's even columns and column 139 keep their
+// values. And the transposed view of A (memref.transpose, strides [1, ?])
+// copied to Ot (25) [140, 100]: Ot = A^T.
+//
+// RUN: tile-run %s --entry=copy_all --seed=1 \
+// RUN:   --arg=f32:100x70 --arg=f32:128x128:poison --arg=f32:128x128:poison \
+// RUN:   --arg=f32:50x100 --arg=f32:60x110 \
+// RUN:   --arg=f32:64x128 --arg=f32:60x110 --arg=f32:20x50 --arg=f32:60x110 \
+// RUN:   --arg=f32:2x100x3x32 --arg=f32:2x3x100x32:poison \
+// RUN:   --arg=f32:100x37 --arg=f32:37x128:poison \
+// RUN:   --arg=f32:100x70 --arg=i8:100x70 --arg=f16:100x70 \
 // RUN:   --arg=f16:100x70:poison --arg=f32:100x70:poison --arg=f32:100x70:poison --arg=i32:100x70:poison \
-// RUN:   --arg=bf16:100x70:poison --arg=i8:100x70:poison --save=%t.conv
-// RUN: %python %S/check.py %t.conv --out 3 --ref "in0.astype(np.float16)" --out 5 --ref "in1" \
-// RUN:   --out 6 --ref "np.trunc(in0 * 8)" --out 8 --ref "in1" --rtol 0 --atol 0 | FileCheck %s --check-prefix=CONV
-// RUN: %python %S/check.py %t.conv --out 4 --ref "in0" --out 7 --ref "in2" --rtol 4e-3 --atol 0 | FileCheck %s --check-prefix=BF16
+// RUN:   --arg=bf16:100x70:poison --arg=i8:100x70:poison \
+// RUN:   --arg=f32:100x140 --arg=f32:100x70:poison --arg=f32:100x140 --arg=f32:140x100:poison --save=%t
+// RUN: %python %S/check.py %t \
+// RUN:   --out 1 --ref "np.pad(in0, ((0, 28), (0, 58)), constant_values=7.5)" \
+// RUN:   --out 2 --ref "np.pad(in0, ((3, 25), (5, 53)), constant_values=7.5)" \
+// RUN:   --out 4 --ref "np.where((np.arange(60)[:, None] >= 2) & (np.arange(110)[None, :] >= 3), np.pad(in3, ((2, 8), (3, 7)), constant_values=-2), in4)" \
+// RUN:   --out 6 --ref "in5[2:62, 3:113]" \
+// RUN:   --out 8 --ref "np.where((np.arange(60)[:, None] < 30) & (np.arange(110)[None, :] < 61), np.pad(in7[2:, 3:], ((0, 42), (0, 63))), in8)" \
+// RUN:   --out 10 --ref "in9.transpose(0, 2, 1, 3)" \
+// RUN:   --out 12 --ref "np.pad(in11.T, ((0, 0), (0, 28)), constant_values=7.5)" \
+// RUN:   --out 16 --ref "in13.astype(np.float16)" \
+// RUN:   --out 18 --ref "in14" \
+// RUN:   --out 19 --ref "np.trunc(in13 * 8)" \
+// RUN:   --out 21 --ref "in14" \
+// RUN:   --out 23 --ref "in22[:, ::2]" \
+// RUN:   --out 24 --ref "np.where((np.arange(140) % 2 == 1) & (np.arange(140) < 139), np.roll(in22, 1, axis=1), in24)" \
+// RUN:   --out 25 --ref "in22.T" \
+// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=EXACT
+// bf16 rounding: within half an ulp (2^-8 relative).
+// RUN: %python %S/check.py %t --out 17 --ref "in13" --out 20 --ref "in15" \
+// RUN:   --rtol 4e-3 --atol 0 | FileCheck %s --check-prefix=BF16
 
-// OUT1: out1: ok
-// CONV: out3: ok
-// CONV: out5: ok
-// CONV: out6: ok
-// CONV: out8: ok
-// BF16: out4: ok
-// BF16: out7: ok
+// EXACT: out1: ok
+// EXACT: out2: ok
+// EXACT: out4: ok
+// EXACT: out6: ok
+// EXACT: out8: ok
+// EXACT: out10: ok
+// EXACT: out12: ok
+// EXACT: out16: ok
+// EXACT: out18: ok
+// EXACT: out19: ok
+// EXACT: out21: ok
+// EXACT: out23: ok
+// EXACT: out24: ok
+// EXACT: out25: ok
+// BF16: out17: ok
+// BF16: out20: ok
 
 func.func @pad_read(%A: memref<?x?xf32>, %O: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
@@ -231,5 +255,61 @@ func.func @convert(%A: memref<?x?xf32>, %I: memref<?x?xi8>, %H: memref<?x?xf16>,
     tile.copy %I[%m0, %n0] to %i32 : memref<?x?xi8> to memref<64x64xi32, #tile.scope<fragment>>
     tile.copy %i32 to %O8[%m0, %n0] : memref<64x64xi32, #tile.scope<fragment>> to memref<?x?xi8>
   }
+  return
+}
+
+func.func @strided(%A: memref<?x?xf32>, %O: memref<?x?xf32>, %T: memref<?x?xf32>, %Ot: memref<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %M = memref.dim %A, %c0 : memref<?x?xf32>
+  %N = memref.dim %A, %c1 : memref<?x?xf32>
+  %h = arith.divui %N, %c2 : index
+  %h1 = arith.subi %h, %c1 : index
+  %As = memref.subview %A[0, 0] [%M, %h] [1, 2] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 2]>>
+  %Ts = memref.subview %T[0, 1] [%M, %h1] [1, 2] : memref<?x?xf32> to memref<?x?xf32, strided<[?, 2], offset: 1>>
+  %At = memref.transpose %A (d0, d1) -> (d1, d0) : memref<?x?xf32> to memref<?x?xf32, strided<[1, ?]>>
+  %gx = arith.ceildivui %h, %c64 : index
+  %gy = arith.ceildivui %M, %c32 : index
+  tile.kernel (%bx, %by) in (%gx, %gy) threads(128) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.scope<shared>>
+    %m0 = arith.muli %by, %c32 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.copy %As[%m0, %n0] to %s : memref<?x?xf32, strided<[?, 2]>> to memref<32x64xf32, #tile.scope<shared>>
+    tile.copy %s to %O[%m0, %n0] : memref<32x64xf32, #tile.scope<shared>> to memref<?x?xf32>
+    tile.copy %s to %Ts[%m0, %n0] : memref<32x64xf32, #tile.scope<shared>> to memref<?x?xf32, strided<[?, 2], offset: 1>>
+  }
+  %tx = arith.ceildivui %M, %c64 : index
+  %ty = arith.ceildivui %N, %c32 : index
+  tile.kernel (%bx, %by) in (%tx, %ty) threads(128) {
+    %s = tile.alloc_shared : memref<32x64xf32, #tile.scope<shared>>
+    %m0 = arith.muli %by, %c32 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.copy %At[%m0, %n0] to %s : memref<?x?xf32, strided<[1, ?]>> to memref<32x64xf32, #tile.scope<shared>>
+    tile.copy %s to %Ot[%m0, %n0] : memref<32x64xf32, #tile.scope<shared>> to memref<?x?xf32>
+  }
+  return
+}
+
+func.func @copy_all(%A: memref<?x?xf32>, %O1: memref<?x?xf32>, %O2: memref<?x?xf32>,
+    %S3: memref<?x?xf32>, %T3: memref<?x?xf32>, %S4: memref<?x?xf32>, %T4: memref<?x?xf32>, %S5: memref<?x?xf32>, %T5: memref<?x?xf32>,
+    %X: memref<?x?x?x32xf32>, %XO: memref<?x?x?x32xf32>, %A7: memref<?x?xf32>, %O7: memref<?x?xf32>,
+    %CA: memref<?x?xf32>, %CI: memref<?x?xi8>, %CH: memref<?x?xf16>,
+    %C3: memref<?x?xf16>, %C4: memref<?x?xf32>, %C5: memref<?x?xf32>,
+    %C6: memref<?x?xi32>, %C7: memref<?x?xbf16>, %C8: memref<?x?xi8>,
+    %SA: memref<?x?xf32>, %SO: memref<?x?xf32>, %ST: memref<?x?xf32>, %SOt: memref<?x?xf32>) {
+  call @pad_read(%A, %O1) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @pad_read_neg(%A, %O2) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @write_drop(%S3, %T3) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @write_drop_neg(%S4, %T4) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @write_drop_neg(%S5, %T5) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @heads(%X, %XO) : (memref<?x?x?x32xf32>, memref<?x?x?x32xf32>) -> ()
+  call @columns(%A7, %O7) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @convert(%CA, %CI, %CH, %C3, %C4, %C5, %C6, %C7, %C8)
+      : (memref<?x?xf32>, memref<?x?xi8>, memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>,
+         memref<?x?xf32>, memref<?x?xi32>, memref<?x?xbf16>, memref<?x?xi8>) -> ()
+  call @strided(%SA, %SO, %ST, %SOt) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
   return
 }

@@ -1,23 +1,29 @@
 // Dynamic shapes: memref<?x?xf16> arguments, the grid and loop bounds
 // computed from memref.dim, and index scalar arguments (tile-run
-// --arg=i64:N).
+// --arg=i64:N). One call of @dynamic_all runs four problems (argument
+// numbers in parentheses; the scalars are the last four arguments).
 //
-// @gemm_k: C = A[:, :K] @ B[:K, :] for a scalar K below A's and B's extents:
-// the kernel copies from subviews of A and B (strided, dynamic layouts)
-// whose extent is K, so the tiles past K are padded with zeros.
-// RUN: tile-run %s --entry=gemm_k --seed=1 --arg=f16:200x136 --arg=f16:136x328 --arg=f32:200x328:poison --arg=i64:95 --save=%t.k
-// RUN: %python %S/check.py %t.k --out 2 --ref "in0[:, :95] @ in1[:95, :]" --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=OUT2
-// RUN: tile-run %s --entry=gemm_k --seed=2 --arg=f16:70x40 --arg=f16:40x33 --arg=f32:70x33:poison --arg=i64:40 --save=%t.k2
-// RUN: %python %S/check.py %t.k2 --out 2 --ref "in0 @ in1" --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=OUT2
+// @gemm_k (0 - 2 with K = 95, 3 - 5 with K = 40): C = A[:, :K] @ B[:K, :] for
+// a scalar K up to A's and B's extents: the kernel copies from subviews of A
+// and B (strided, dynamic layouts) whose extent is K, so the tiles past K are
+// padded with zeros.
+// @shift_rows (6, 7 with s = 5, 8, 9 with s = -7): O[i, j] = A[i + s, j] (0
+// past either end of A), s a scalar.
 //
-// @shift_rows: O[i, j] = A[i + s, j] (0 past either end of A), s a scalar.
-// RUN: tile-run %s --entry=shift_rows --seed=3 --arg=f16:150x90 --arg=f16:150x90:poison --arg=i64:5 --save=%t.s
-// RUN: %python %S/check.py %t.s --out 1 --ref "np.pad(in0[5:], ((0, 5), (0, 0)))" --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
-// RUN: tile-run %s --entry=shift_rows --seed=4 --arg=f16:150x90 --arg=f16:150x90:poison --arg=i64:-7 --save=%t.s2
-// RUN: %python %S/check.py %t.s2 --out 1 --ref "np.pad(in0[:-7], ((7, 0), (0, 0)))" --rtol 0 --atol 0 | FileCheck %s --check-prefix=OUT1
+// RUN: tile-run %s --entry=dynamic_all --seed=1 \
+// RUN:   --arg=f16:200x136 --arg=f16:136x328 --arg=f32:200x328:poison \
+// RUN:   --arg=f16:70x40 --arg=f16:40x33 --arg=f32:70x33:poison \
+// RUN:   --arg=f16:150x90 --arg=f16:150x90:poison --arg=f16:150x90 --arg=f16:150x90:poison \
+// RUN:   --arg=i64:95 --arg=i64:40 --arg=i64:5 --arg=i64:-7 --save=%t
+// RUN: %python %S/check.py %t --out 2 --ref "in0[:, :95] @ in1[:95, :]" --out 5 --ref "in3 @ in4" \
+// RUN:   --rtol 1e-4 --atol 1e-4 | FileCheck %s --check-prefix=GEMM
+// RUN: %python %S/check.py %t --out 7 --ref "np.pad(in6[5:], ((0, 5), (0, 0)))" \
+// RUN:   --out 9 --ref "np.pad(in8[:-7], ((7, 0), (0, 0)))" --rtol 0 --atol 0 | FileCheck %s --check-prefix=SHIFT
 
-// OUT2: out2: ok
-// OUT1: out1: ok
+// GEMM: out2: ok
+// GEMM: out5: ok
+// SHIFT: out7: ok
+// SHIFT: out9: ok
 
 func.func @gemm_k(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf32>, %K: index) {
   %c0 = arith.constant 0 : index
@@ -65,5 +71,15 @@ func.func @shift_rows(%A: memref<?x?xf16>, %O: memref<?x?xf16>, %s: index) {
     tile.copy %A[%am, %n0] to %t : memref<?x?xf16> to memref<64x64xf16, #tile.scope<shared>>
     tile.copy %t to %O[%m0, %n0] : memref<64x64xf16, #tile.scope<shared>> to memref<?x?xf16>
   }
+  return
+}
+
+func.func @dynamic_all(%A0: memref<?x?xf16>, %B0: memref<?x?xf16>, %C0: memref<?x?xf32>, %A1: memref<?x?xf16>, %B1: memref<?x?xf16>, %C1: memref<?x?xf32>,
+    %S0: memref<?x?xf16>, %O0: memref<?x?xf16>, %S1: memref<?x?xf16>, %O1: memref<?x?xf16>,
+    %k0: index, %k1: index, %s0: index, %s1: index) {
+  call @gemm_k(%A0, %B0, %C0, %k0) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>, index) -> ()
+  call @gemm_k(%A1, %B1, %C1, %k1) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>, index) -> ()
+  call @shift_rows(%S0, %O0, %s0) : (memref<?x?xf16>, memref<?x?xf16>, index) -> ()
+  call @shift_rows(%S1, %O1, %s1) : (memref<?x?xf16>, memref<?x?xf16>, index) -> ()
   return
 }

@@ -3,20 +3,40 @@
 // for transpose_b); nn / tn store f16, nt / tt store f32. 128x128x32
 // tiles: 200x328x136 and 1x257x95 (MxNxK) hang over the tile edges,
 // 256x384x64 is a multiple of the tiles.
-// RUN: tile-run %s --entry=gemm_f16_all --seed=1 --arg=f16:200x136 --arg=f16:136x328 --arg=f16:136x200 --arg=f16:328x136 --arg=f16:200x328:poison --arg=f16:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison --save=%t.0
-// RUN: %python %S/check.py %t.0 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --rtol 0.001 --atol 0.001 | FileCheck %s --check-prefix=G0
-// RUN: %python %S/check.py %t.0 --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0.0001 --atol 0.0001 | FileCheck %s --check-prefix=G1
-// RUN: tile-run %s --entry=gemm_f16_all --seed=2 --arg=f16:1x95 --arg=f16:95x257 --arg=f16:95x1 --arg=f16:257x95 --arg=f16:1x257:poison --arg=f16:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison --save=%t.1
-// RUN: %python %S/check.py %t.1 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --rtol 0.001 --atol 0.001 | FileCheck %s --check-prefix=G0
-// RUN: %python %S/check.py %t.1 --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0.0001 --atol 0.0001 | FileCheck %s --check-prefix=G1
-// RUN: tile-run %s --entry=gemm_f16_all --seed=3 --arg=f16:256x64 --arg=f16:64x384 --arg=f16:64x256 --arg=f16:384x64 --arg=f16:256x384:poison --arg=f16:256x384:poison --arg=f32:256x384:poison --arg=f32:256x384:poison --save=%t.2
-// RUN: %python %S/check.py %t.2 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --rtol 0.001 --atol 0.001 | FileCheck %s --check-prefix=G0
-// RUN: %python %S/check.py %t.2 --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0.0001 --atol 0.0001 | FileCheck %s --check-prefix=G1
+// RUN: tile-run %s --entry=gemm_f16_all --seed=1 \
+// RUN:   --arg=f16:200x136 --arg=f16:136x328 --arg=f16:136x200 --arg=f16:328x136 --arg=f16:200x328:poison --arg=f16:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison \
+// RUN:   --arg=f16:1x95 --arg=f16:95x257 --arg=f16:95x1 --arg=f16:257x95 --arg=f16:1x257:poison --arg=f16:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison \
+// RUN:   --arg=f16:256x64 --arg=f16:64x384 --arg=f16:64x256 --arg=f16:384x64 --arg=f16:256x384:poison --arg=f16:256x384:poison --arg=f32:256x384:poison --arg=f32:256x384:poison \
+// RUN:   --save=%t
+// RUN: %python %S/check.py %t \
+// RUN:   --out 4 --ref "in0 @ in1" \
+// RUN:   --out 5 --ref "in2.T @ in1" \
+// RUN:   --out 12 --ref "in8 @ in9" \
+// RUN:   --out 13 --ref "in10.T @ in9" \
+// RUN:   --out 20 --ref "in16 @ in17" \
+// RUN:   --out 21 --ref "in18.T @ in17" \
+// RUN:   --rtol 0.001 --atol 0.001 | FileCheck %s --check-prefix=G0
+// RUN: %python %S/check.py %t \
+// RUN:   --out 6 --ref "in0 @ in3.T" \
+// RUN:   --out 7 --ref "in2.T @ in3.T" \
+// RUN:   --out 14 --ref "in8 @ in11.T" \
+// RUN:   --out 15 --ref "in10.T @ in11.T" \
+// RUN:   --out 22 --ref "in16 @ in19.T" \
+// RUN:   --out 23 --ref "in18.T @ in19.T" \
+// RUN:   --rtol 0.0001 --atol 0.0001 | FileCheck %s --check-prefix=G1
 
 // G0: out4: ok
 // G0: out5: ok
+// G0: out12: ok
+// G0: out13: ok
+// G0: out20: ok
+// G0: out21: ok
 // G1: out6: ok
 // G1: out7: ok
+// G1: out14: ok
+// G1: out15: ok
+// G1: out22: ok
+// G1: out23: ok
 
 func.func @gemm_f16_nn(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?xf16>) {
   %c0 = arith.constant 0 : index
@@ -138,12 +158,44 @@ func.func @gemm_f16_tt(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %C: memref<?x?x
   return
 }
 
-// Runs the four transpose combinations on one set of inputs (A [M, K],
-// B [K, N], At [K, M], Bt [N, K]) in one call.
-func.func @gemm_f16_all(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %At: memref<?x?xf16>, %Bt: memref<?x?xf16>, %C0: memref<?x?xf16>, %C1: memref<?x?xf16>, %C2: memref<?x?xf32>, %C3: memref<?x?xf32>) {
-  call @gemm_f16_nn(%A, %B, %C0) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
-  call @gemm_f16_tn(%At, %B, %C1) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
-  call @gemm_f16_nt(%A, %Bt, %C2) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
-  call @gemm_f16_tt(%At, %Bt, %C3) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+// Runs the four transpose combinations on 3 problems in one call (one
+// compilation): problem s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
+func.func @gemm_f16_all(%A0: memref<?x?xf16>,
+    %B0: memref<?x?xf16>,
+    %At0: memref<?x?xf16>,
+    %Bt0: memref<?x?xf16>,
+    %C0_0: memref<?x?xf16>,
+    %C0_1: memref<?x?xf16>,
+    %C0_2: memref<?x?xf32>,
+    %C0_3: memref<?x?xf32>,
+    %A1: memref<?x?xf16>,
+    %B1: memref<?x?xf16>,
+    %At1: memref<?x?xf16>,
+    %Bt1: memref<?x?xf16>,
+    %C1_0: memref<?x?xf16>,
+    %C1_1: memref<?x?xf16>,
+    %C1_2: memref<?x?xf32>,
+    %C1_3: memref<?x?xf32>,
+    %A2: memref<?x?xf16>,
+    %B2: memref<?x?xf16>,
+    %At2: memref<?x?xf16>,
+    %Bt2: memref<?x?xf16>,
+    %C2_0: memref<?x?xf16>,
+    %C2_1: memref<?x?xf16>,
+    %C2_2: memref<?x?xf32>,
+    %C2_3: memref<?x?xf32>) {
+  call @gemm_f16_nn(%A0, %B0, %C0_0) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_tn(%At0, %B0, %C0_1) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_nt(%A0, %Bt0, %C0_2) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @gemm_f16_tt(%At0, %Bt0, %C0_3) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @gemm_f16_nn(%A1, %B1, %C1_0) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_tn(%At1, %B1, %C1_1) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_nt(%A1, %Bt1, %C1_2) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @gemm_f16_tt(%At1, %Bt1, %C1_3) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @gemm_f16_nn(%A2, %B2, %C2_0) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_tn(%At2, %B2, %C2_1) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @gemm_f16_nt(%A2, %Bt2, %C2_2) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
+  call @gemm_f16_tt(%At2, %Bt2, %C2_3) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf32>) -> ()
   return
 }

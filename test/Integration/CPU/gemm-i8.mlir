@@ -1,17 +1,38 @@
 // GEMM i8 x i8 -> i32 (integers in [-8, 8], compared exactly), all four
 // transpose combinations, 64x64x32 tiles: 200x328x136 and 1x257x95 (MxNxK)
 // hang over the tile edges, 128x128x64 is a multiple of the tiles.
-// RUN: tile-run %s --entry=gemm_i8_all --seed=1 --arg=i8:200x136 --arg=i8:136x328 --arg=i8:136x200 --arg=i8:328x136 --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison --save=%t.0
-// RUN: %python %S/check.py %t.0 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0 --atol 0 | FileCheck %s --check-prefix=G0
-// RUN: tile-run %s --entry=gemm_i8_all --seed=2 --arg=i8:1x95 --arg=i8:95x257 --arg=i8:95x1 --arg=i8:257x95 --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison --save=%t.1
-// RUN: %python %S/check.py %t.1 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0 --atol 0 | FileCheck %s --check-prefix=G0
-// RUN: tile-run %s --entry=gemm_i8_all --seed=3 --arg=i8:128x64 --arg=i8:64x128 --arg=i8:64x128 --arg=i8:128x64 --arg=i32:128x128:poison --arg=i32:128x128:poison --arg=i32:128x128:poison --arg=i32:128x128:poison --save=%t.2
-// RUN: %python %S/check.py %t.2 --out 4 --ref "in0 @ in1" --out 5 --ref "in2.T @ in1" --out 6 --ref "in0 @ in3.T" --out 7 --ref "in2.T @ in3.T" --rtol 0 --atol 0 | FileCheck %s --check-prefix=G0
+// RUN: tile-run %s --entry=gemm_i8_all --seed=1 \
+// RUN:   --arg=i8:200x136 --arg=i8:136x328 --arg=i8:136x200 --arg=i8:328x136 --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison \
+// RUN:   --arg=i8:1x95 --arg=i8:95x257 --arg=i8:95x1 --arg=i8:257x95 --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison \
+// RUN:   --arg=i8:128x64 --arg=i8:64x128 --arg=i8:64x128 --arg=i8:128x64 --arg=i32:128x128:poison --arg=i32:128x128:poison --arg=i32:128x128:poison --arg=i32:128x128:poison \
+// RUN:   --save=%t
+// RUN: %python %S/check.py %t \
+// RUN:   --out 4 --ref "in0 @ in1" \
+// RUN:   --out 5 --ref "in2.T @ in1" \
+// RUN:   --out 6 --ref "in0 @ in3.T" \
+// RUN:   --out 7 --ref "in2.T @ in3.T" \
+// RUN:   --out 12 --ref "in8 @ in9" \
+// RUN:   --out 13 --ref "in10.T @ in9" \
+// RUN:   --out 14 --ref "in8 @ in11.T" \
+// RUN:   --out 15 --ref "in10.T @ in11.T" \
+// RUN:   --out 20 --ref "in16 @ in17" \
+// RUN:   --out 21 --ref "in18.T @ in17" \
+// RUN:   --out 22 --ref "in16 @ in19.T" \
+// RUN:   --out 23 --ref "in18.T @ in19.T" \
+// RUN:   --rtol 0 --atol 0 | FileCheck %s --check-prefix=G0
 
 // G0: out4: ok
 // G0: out5: ok
 // G0: out6: ok
 // G0: out7: ok
+// G0: out12: ok
+// G0: out13: ok
+// G0: out14: ok
+// G0: out15: ok
+// G0: out20: ok
+// G0: out21: ok
+// G0: out22: ok
+// G0: out23: ok
 
 func.func @gemm_i8_nn(%A: memref<?x?xi8>, %B: memref<?x?xi8>, %C: memref<?x?xi32>) {
   %c0 = arith.constant 0 : index
@@ -133,12 +154,44 @@ func.func @gemm_i8_tt(%A: memref<?x?xi8>, %B: memref<?x?xi8>, %C: memref<?x?xi32
   return
 }
 
-// Runs the four transpose combinations on one set of inputs (A [M, K],
-// B [K, N], At [K, M], Bt [N, K]) in one call.
-func.func @gemm_i8_all(%A: memref<?x?xi8>, %B: memref<?x?xi8>, %At: memref<?x?xi8>, %Bt: memref<?x?xi8>, %C0: memref<?x?xi32>, %C1: memref<?x?xi32>, %C2: memref<?x?xi32>, %C3: memref<?x?xi32>) {
-  call @gemm_i8_nn(%A, %B, %C0) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
-  call @gemm_i8_tn(%At, %B, %C1) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
-  call @gemm_i8_nt(%A, %Bt, %C2) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
-  call @gemm_i8_tt(%At, %Bt, %C3) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+// Runs the four transpose combinations on 3 problems in one call (one
+// compilation): problem s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
+func.func @gemm_i8_all(%A0: memref<?x?xi8>,
+    %B0: memref<?x?xi8>,
+    %At0: memref<?x?xi8>,
+    %Bt0: memref<?x?xi8>,
+    %C0_0: memref<?x?xi32>,
+    %C0_1: memref<?x?xi32>,
+    %C0_2: memref<?x?xi32>,
+    %C0_3: memref<?x?xi32>,
+    %A1: memref<?x?xi8>,
+    %B1: memref<?x?xi8>,
+    %At1: memref<?x?xi8>,
+    %Bt1: memref<?x?xi8>,
+    %C1_0: memref<?x?xi32>,
+    %C1_1: memref<?x?xi32>,
+    %C1_2: memref<?x?xi32>,
+    %C1_3: memref<?x?xi32>,
+    %A2: memref<?x?xi8>,
+    %B2: memref<?x?xi8>,
+    %At2: memref<?x?xi8>,
+    %Bt2: memref<?x?xi8>,
+    %C2_0: memref<?x?xi32>,
+    %C2_1: memref<?x?xi32>,
+    %C2_2: memref<?x?xi32>,
+    %C2_3: memref<?x?xi32>) {
+  call @gemm_i8_nn(%A0, %B0, %C0_0) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tn(%At0, %B0, %C0_1) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_nt(%A0, %Bt0, %C0_2) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tt(%At0, %Bt0, %C0_3) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_nn(%A1, %B1, %C1_0) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tn(%At1, %B1, %C1_1) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_nt(%A1, %Bt1, %C1_2) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tt(%At1, %Bt1, %C1_3) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_nn(%A2, %B2, %C2_0) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tn(%At2, %B2, %C2_1) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_nt(%A2, %Bt2, %C2_2) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
+  call @gemm_i8_tt(%At2, %Bt2, %C2_3) : (memref<?x?xi8>, memref<?x?xi8>, memref<?x?xi32>) -> ()
   return
 }

@@ -1,30 +1,32 @@
 // Element-wise tile.parallel on fragment buffers (memref.load / store in the
 // body, arith and math ops), on 64x64 tiles with edge tiles (shapes not
-// multiples of 64), and the block and loop indices used in the body.
+// multiples of 64), and the block and loop indices used in the body. One call
+// of @parallel_all runs every kernel (argument numbers in parentheses).
 //
-// @relu: C = relu(A * 2 + B), f32.
-// RUN: tile-run %s --entry=relu --seed=1 --arg=f32:200x130 --arg=f32:200x130 --arg=f32:200x130:poison --save=%t.relu
-// RUN: %python %S/check.py %t.relu --out 2 --ref "np.maximum(in0 * 2 + in1, 0)" --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=OUT2
-// RUN: tile-run %s --entry=relu --seed=2 --arg=f32:1x65 --arg=f32:1x65 --arg=f32:1x65:poison --save=%t.relu1
-// RUN: %python %S/check.py %t.relu1 --out 2 --ref "np.maximum(in0 * 2 + in1, 0)" --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=OUT2
-//
-// @math_f16: f16 in and out, computed in f32 in the body:
+// @relu (0 - 2 on [200, 130], 3 - 5 on [1, 65]): C = relu(A * 2 + B), f32.
+// @math_f16 (6 - 8): f16 in and out, computed in f32 in the body:
 //   C = exp(a) * tanh(b) + sqrt(|a|) - (a < b ? a : b) / (1 + b * b)
-// RUN: tile-run %s --entry=math_f16 --seed=3 --arg=f16:130x77 --arg=f16:130x77 --arg=f16:130x77:poison --save=%t.math
-// RUN: %python %S/check.py %t.math --out 2 \
-// RUN:   --ref "np.exp(in0) * np.tanh(in1) + np.sqrt(np.abs(in0)) - np.minimum(in0, in1) / (1 + in1 * in1)" \
-// RUN:   --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=OUT2
-//
-// @iota: C[i, j] = A[i, j] + 1000 * i + j + s[j], with global indices from the
-// block and parallel indices, and a 1-d tile.parallel computing
+// @iota (9, 10): C[i, j] = A[i, j] + 1000 * i + j + s[j], with global indices
+// from the block and parallel indices, and a 1-d tile.parallel computing
 // s[j] = 0.5 * j into a local buffer.
-// RUN: tile-run %s --entry=iota --seed=4 --arg=f32:150x100 --arg=f32:150x100:poison --save=%t.iota
-// RUN: %python %S/check.py %t.iota --out 1 \
-// RUN:   --ref "in0 + 1000 * np.arange(150)[:, None] + 1.5 * np.arange(100)[None, :]" \
-// RUN:   --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=OUT1
+//
+// RUN: tile-run %s --entry=parallel_all --seed=1 \
+// RUN:   --arg=f32:200x130 --arg=f32:200x130 --arg=f32:200x130:poison \
+// RUN:   --arg=f32:1x65 --arg=f32:1x65 --arg=f32:1x65:poison \
+// RUN:   --arg=f16:130x77 --arg=f16:130x77 --arg=f16:130x77:poison \
+// RUN:   --arg=f32:150x100 --arg=f32:150x100:poison --save=%t
+// RUN: %python %S/check.py %t --out 2 --ref "np.maximum(in0 * 2 + in1, 0)" \
+// RUN:   --out 5 --ref "np.maximum(in3 * 2 + in4, 0)" \
+// RUN:   --out 10 --ref "in9 + 1000 * np.arange(150)[:, None] + 1.5 * np.arange(100)[None, :]" \
+// RUN:   --rtol 1e-6 --atol 1e-6 | FileCheck %s --check-prefix=F32
+// RUN: %python %S/check.py %t --out 8 \
+// RUN:   --ref "np.exp(in6) * np.tanh(in7) + np.sqrt(np.abs(in6)) - np.minimum(in6, in7) / (1 + in7 * in7)" \
+// RUN:   --rtol 2e-3 --atol 2e-3 | FileCheck %s --check-prefix=F16
 
-// OUT2: out2: ok
-// OUT1: out1: ok
+// F32: out2: ok
+// F32: out5: ok
+// F32: out10: ok
+// F16: out8: ok
 
 func.func @relu(%A: memref<?x?xf32>, %B: memref<?x?xf32>, %C: memref<?x?xf32>) {
   %c0 = arith.constant 0 : index
@@ -136,5 +138,14 @@ func.func @iota(%A: memref<?x?xf32>, %C: memref<?x?xf32>) {
     }
     tile.copy %Af to %C[%m0, %n0] : memref<64x64xf32, #tile.scope<fragment>> to memref<?x?xf32>
   }
+  return
+}
+
+func.func @parallel_all(%A0: memref<?x?xf32>, %B0: memref<?x?xf32>, %C0: memref<?x?xf32>, %A1: memref<?x?xf32>, %B1: memref<?x?xf32>, %C1: memref<?x?xf32>,
+    %A2: memref<?x?xf16>, %B2: memref<?x?xf16>, %C2: memref<?x?xf16>, %A3: memref<?x?xf32>, %C3: memref<?x?xf32>) {
+  call @relu(%A0, %B0, %C0) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @relu(%A1, %B1, %C1) : (memref<?x?xf32>, memref<?x?xf32>, memref<?x?xf32>) -> ()
+  call @math_f16(%A2, %B2, %C2) : (memref<?x?xf16>, memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @iota(%A3, %C3) : (memref<?x?xf32>, memref<?x?xf32>) -> ()
   return
 }

@@ -1,20 +1,24 @@
-// Row softmax of X [M, N]: one block per 64 rows, the whole row in one tile;
-// reduce max, parallel exp(x - max), reduce sum, parallel divide. M is not a
-// multiple of 64 (the last block's extra rows are padded and never stored).
+// Row softmax of X [M, N] (of 4 X): one block per 64 rows, the whole row in
+// one tile; reduce max, parallel exp(x - max), reduce sum, parallel divide.
+// M is not a multiple of 64 (the last block's extra rows are padded and never
+// stored). One call of @softmax_all runs three problems.
 //
-// @softmax_f32: N = 128, exactly the tile width.
-// RUN: tile-run %s --entry=softmax_f32 --seed=1 --arg=f32:200x128 --arg=f32:200x128:poison --save=%t.a
-// RUN: %python %S/check.py %t.a --out 1 --ref "softmax(in0 * 4)" --rtol 1e-5 --atol 1e-7 | FileCheck %s
+// @softmax_f32 (0, 1): N = 128, exactly the tile width, M = 200.
+// @softmax_f16 (2, 3 and 4, 5): f16 in and out, f32 inside, N < 128: the copy
+// pads the missing columns with -inf (pad = 0xFC00 : f16), so that they add
+// exp(-inf) = 0 to the sums; [130, 100] and [1, 7].
 //
-// @softmax_f16: f16 in and out, f32 inside, N = 100 < 128: the copy pads the
-// missing columns with -inf (pad = 0xFC00 : f16), so that they add exp(-inf)
-// = 0 to the sums.
-// RUN: tile-run %s --entry=softmax_f16 --seed=2 --arg=f16:130x100 --arg=f16:130x100:poison --save=%t.b
-// RUN: %python %S/check.py %t.b --out 1 --ref "softmax(in0 * 4)" --rtol 1e-3 --atol 1e-5 | FileCheck %s
-// RUN: tile-run %s --entry=softmax_f16 --seed=3 --arg=f16:1x7 --arg=f16:1x7:poison --save=%t.c
-// RUN: %python %S/check.py %t.c --out 1 --ref "softmax(in0 * 4)" --rtol 1e-3 --atol 1e-5 | FileCheck %s
+// RUN: tile-run %s --entry=softmax_all --seed=1 \
+// RUN:   --arg=f32:200x128 --arg=f32:200x128:poison \
+// RUN:   --arg=f16:130x100 --arg=f16:130x100:poison \
+// RUN:   --arg=f16:1x7 --arg=f16:1x7:poison --save=%t
+// RUN: %python %S/check.py %t --out 1 --ref "softmax(in0 * 4)" --rtol 1e-5 --atol 1e-7 | FileCheck %s --check-prefix=F32
+// RUN: %python %S/check.py %t --out 3 --ref "softmax(in2 * 4)" --out 5 --ref "softmax(in4 * 4)" \
+// RUN:   --rtol 1e-3 --atol 1e-5 | FileCheck %s --check-prefix=F16
 
-// CHECK: out1: ok
+// F32: out1: ok
+// F16: out3: ok
+// F16: out5: ok
 
 func.func @softmax_f32(%X: memref<?x128xf32>, %O: memref<?x128xf32>) {
   %c0 = arith.constant 0 : index
@@ -91,5 +95,13 @@ func.func @softmax_f16(%X: memref<?x?xf16>, %O: memref<?x?xf16>) {
     }
     tile.copy %S to %O[%m0, 0] : memref<64x128xf32, #tile.scope<fragment>> to memref<?x?xf16>
   }
+  return
+}
+
+func.func @softmax_all(%X0: memref<?x128xf32>, %O0: memref<?x128xf32>,
+    %X1: memref<?x?xf16>, %O1: memref<?x?xf16>, %X2: memref<?x?xf16>, %O2: memref<?x?xf16>) {
+  call @softmax_f32(%X0, %O0) : (memref<?x128xf32>, memref<?x128xf32>) -> ()
+  call @softmax_f16(%X1, %O1) : (memref<?x?xf16>, memref<?x?xf16>) -> ()
+  call @softmax_f16(%X2, %O2) : (memref<?x?xf16>, memref<?x?xf16>) -> ()
   return
 }

@@ -329,3 +329,35 @@ func.func @generic_with_result(%n: index) {
   }) : (index, index, index) -> index
   return
 }
+
+// -----
+// tile.pipelined counts the body's ops with side effects to check `order`
+// and `stage`; that asks each op for its effects, which read the operand
+// segments: of a broken op they are garbage (this used to hang or crash).
+func.func @order_with_broken_copy(%n: index, %A: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel (%bx) in (4) threads(128) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 attributes {order = array<i64: 1, 0>, stage = array<i64: 0, 1>} {
+      "tile.copy"(%A, %k, %s) <{operandSegmentSizes = array<i32: 1, 1, 1073741824, 0>, source_sizes = array<i64: 16, 16>, static_source_offsets = array<i64: 0, -9223372036854775808>, static_target_offsets = array<i64: 0, 0>, target_sizes = array<i64: 16, 16>}> : (memref<?x?xf16>, index, memref<16x16xf16, #tile.scope<shared>>) -> ()
+      tile.copy %A[0, %k] to %s : memref<?x?xf16> to memref<16x16xf16, #tile.scope<shared>>
+    }
+  }
+  return
+}
+
+// -----
+func.func @order_with_broken_nested_copy(%n: index, %A: memref<?x?xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  tile.kernel (%bx) in (4) threads(128) {
+    %s = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    tile.pipelined %k = %c0 to %n step %c1 num_stages = 2 attributes {stage = array<i64: 1>} {
+      tile.pipelined %j = %c0 to %n step %c1 num_stages = 1 {
+        "tile.copy"(%A, %k, %s) <{operandSegmentSizes = array<i32: -128, 2, 1, 0>, source_sizes = array<i64: 16, 16>, static_source_offsets = array<i64: 0, -9223372036854775808>, static_target_offsets = array<i64: 0, 0>, target_sizes = array<i64: 16, 16>}> : (memref<?x?xf16>, index, memref<16x16xf16, #tile.scope<shared>>) -> ()
+      }
+    }
+  }
+  return
+}

@@ -131,7 +131,8 @@ static std::optional<AffineExpr> findBadDivisor(AffineExpr expr) {
 LogicalResult
 FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                            ArrayRef<int64_t> shape, int64_t threads,
-                           AffineMap map, int64_t replicate) {
+                           AffineMap map, int64_t replicate,
+                           AffineMap inverse) {
   if (shape.empty())
     return emitError() << "fragment layout needs a shape of rank >= 1";
   int64_t numElements = 1;
@@ -165,6 +166,18 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                          << "; mod, floordiv and ceildiv need a positive "
                             "constant divisor";
     }
+  if (inverse) {
+    if (inverse.getNumDims() != 2 || inverse.getNumSymbols() != 0 ||
+        inverse.getNumResults() != shape.size())
+      return emitError() << "fragment layout inverse must take 2 dims "
+                            "(thread, register), no symbols, and give "
+                         << shape.size() << " results, got "
+                         << AffineMapAttr::get(inverse);
+    for (AffineExpr result : inverse.getResults())
+      if (findBadDivisor(result))
+        return emitError() << "fragment layout inverse divides by a "
+                              "non-positive or non-constant value";
+  }
   if (tooLarge || numElements > kMaxEnumeratedElements)
     return success();
 
@@ -199,6 +212,22 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       llvm::interleaveComma(index, diag);
       return diag << "] to (thread " << result[0] << ", register "
                   << result[1] << "), which another element already uses";
+    }
+    if (inverse) {
+      int64_t slot[2] = {result[0], result[1]};
+      bool same = true;
+      for (auto [d, expr] : llvm::enumerate(inverse.getResults())) {
+        std::optional<int64_t> v = evaluate(expr, slot);
+        same &= v && *v == index[d];
+      }
+      if (!same) {
+        auto diag = emitError() << "fragment layout inverse does not map "
+                                   "(thread "
+                                << result[0] << ", register " << result[1]
+                                << ") back to element [";
+        llvm::interleaveComma(index, diag);
+        return diag << "]";
+      }
     }
   }
   return success();

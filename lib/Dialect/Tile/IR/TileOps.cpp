@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -1041,6 +1042,15 @@ LogicalResult PipelinedOp::verify() {
       return emitOpError() << "step must be positive, got " << *step;
   // Pure ops (index arithmetic, constants) are scheduled with their users
   // and are not listed, so canonicalization cannot invalidate the lists.
+  // Counting them asks the body's ops for their memory effects, which is
+  // only safe once they are valid (an op's effects read its operand
+  // segments, for one); the verifier gets to them only after this op, so
+  // check them here first. Their own diagnostics say what is wrong.
+  if (!getOrder() && !getStage())
+    return success();
+  for (Operation &op : body.without_terminator())
+    if (failed(mlir::verify(&op)))
+      return failure();
   int64_t numOps = getNumScheduledOps();
   auto checkList = [&](StringRef name,
                        std::optional<ArrayRef<int64_t>> list) -> LogicalResult {

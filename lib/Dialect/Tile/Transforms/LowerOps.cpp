@@ -33,6 +33,12 @@ struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> 
                                  << TargetInfo::knownTargets();
       return signalPassFailure();
     }
+    SmallVector<KernelOp> kernels;
+    getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
+    IRRewriter rewriter(&getContext());
+    for (KernelOp kernel : kernels)
+      if (failed(info->prepareLowerOps(rewriter, kernel)))
+        return signalPassFailure();
     RewritePatternSet patterns(&getContext());
     info->populateLowerOpsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
@@ -41,6 +47,8 @@ struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> 
     }
     // Whatever is left has no lowering on this target.
     bool ok = true;
+    for (KernelOp kernel : kernels)
+      ok &= succeeded(info->finishLowerOps(rewriter, kernel));
     getOperation().walk([&](Operation *op) {
       if (isa<TileDialect>(op->getDialect()) && !isa<KernelOp, YieldOp>(op)) {
         op->emitOpError() << "cannot be lowered for target '" << target

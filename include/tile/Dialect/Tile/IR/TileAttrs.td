@@ -118,6 +118,10 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     owner `t` given by the map (`0 <= t < threads / r`) and the threads
     `t + k * threads / r` for `0 < k < r` hold the same element.
 
+    The optional `inverse` maps (thread, register) back to the element's
+    indices; the verifier checks that it inverts `map` on every owned slot.
+    Lowerings use it to let each thread walk its own registers.
+
     Example, the C fragment of one m16n8 `mma.sync` tile held by one warp:
     ```mlir
     #tile.fragment<[16, 8], threads = 32,
@@ -129,11 +133,12 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     ArrayRefParameter<"int64_t", "tile shape">:$shape,
     "int64_t":$threads,
     "::mlir::AffineMap":$map,
-    DefaultValuedParameter<"int64_t", "1">:$replicate
+    DefaultValuedParameter<"int64_t", "1">:$replicate,
+    OptionalParameter<"::mlir::AffineMap">:$inverse
   );
   let assemblyFormat = [{
     `<` `[` $shape `]` `,` `threads` `=` $threads `,` $map
-    (`,` `replicate` `=` $replicate^)? `>`
+    (`,` `replicate` `=` $replicate^)? (`,` `inverse` `=` $inverse^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

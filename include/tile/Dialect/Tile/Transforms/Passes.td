@@ -22,6 +22,25 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let dependentDialects = [];
 }
 
+def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
+  let summary = "Choose the register layout of every fragment buffer";
+  let description = [{
+    Gives each `tile.alloc_fragment` a `#tile.fragment` layout (element ->
+    thread, register), stored in its `tile.layout` attribute, so that every
+    lowering of an op that touches the fragment agrees on who holds what.
+    Layouts are anchored at gemm accumulators (the target's tensor-core
+    accumulator layout for the gemm's shape, warp count and policy); a
+    layout pinned with `tile.annotate_layout` is kept; other fragments get
+    the cyclic layout (element e on thread e mod T). Conflicting anchors
+    are reported at the fragment with the ops that disagree. On the CPU,
+    fragments need no layout and the pass changes nothing.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
+           "Target whose layouts to use: cpu, sm_80, sm_90a or gfx942">
+  ];
+}
+
 def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
   let summary = "Lower every tile op except tile.kernel for a target";
   let description = [{
@@ -39,8 +58,9 @@ def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
            "Target to lower for: cpu, sm_80, sm_90a or gfx942">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::nvgpu::NVGPUDialect", "::mlir::scf::SCFDialect",
     "::mlir::vector::VectorDialect"
   ];
 }
@@ -58,8 +78,9 @@ def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
            "Target to lower for: cpu, sm_80, sm_90a or gfx942">
   ];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::omp::OpenMPDialect", "::mlir::scf::SCFDialect"
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::omp::OpenMPDialect",
+    "::mlir::scf::SCFDialect"
   ];
 }
 

@@ -1,0 +1,38 @@
+//===- TileToNVVM.h - Lowering tile ops for NVIDIA GPUs ---------*- C++ -*-===//
+//
+// A block is a CUDA thread block of `threads` threads. Shared buffers live
+// in dynamic shared memory, fragments in the registers of the threads that
+// their layout (tile-infer-layouts) gives them to, gemm runs on mma.sync.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CONVERSION_TILETONVVM_TILETONVVM_H
+#define TILE_CONVERSION_TILETONVVM_TILETONVVM_H
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir::tile {
+
+/// Places the kernel's buffers: shared buffers become views of dynamic
+/// shared memory (the kernel gets a `tile.shared_bytes` attribute),
+/// fragments become per-thread register arrays under their layout, local
+/// buffers per-thread arrays. Run before the op patterns.
+LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
+
+/// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs.
+void populateTileToNVVMOpPatterns(RewritePatternSet &patterns);
+
+/// Checks that nothing still needs the tile view of a buffer and drops it.
+LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
+
+/// Replaces `kernel` by a gpu.launch of its grid with `threads` threads.
+LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel);
+
+/// The shared-memory bytes a prepared kernel needs.
+inline StringRef getSharedBytesAttrName() { return "tile.shared_bytes"; }
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_TILETONVVM_TILETONVVM_H

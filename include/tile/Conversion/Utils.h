@@ -1,0 +1,56 @@
+//===- Utils.h - Helpers shared by the target lowerings ---------*- C++ -*-===//
+
+#ifndef TILE_CONVERSION_UTILS_H
+#define TILE_CONVERSION_UTILS_H
+
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tile {
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v);
+
+/// Converts a scalar or vector to element type `to` (float/int/index).
+Value convertElements(OpBuilder &b, Location loc, Value v, Type to);
+
+/// The zero of a scalar type.
+Value zeroOf(OpBuilder &b, Location loc, Type type);
+
+/// `idx[d] < dim(buffer, d)` (unsigned, so negative indices are out) for
+/// the dims of `buffer` listed in `dims`; null when `dims` is empty.
+Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
+                   ArrayRef<Value> idx, ArrayRef<int64_t> dims);
+
+/// Runs `body` under `cond` (or unconditionally when `cond` is null).
+void buildIf(OpBuilder &b, Location loc, Value cond,
+             function_ref<void(OpBuilder &, Location)> body);
+
+/// A loop nest with constant bounds [0, extents) and unit steps.
+void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body);
+
+/// One side of a tile.copy: the buffer, its offsets, and which buffer dim
+/// each tile dim (the region's non-unit dims) maps to.
+struct CopyEnd {
+  Value buffer;
+  MemRefType type;
+  SmallVector<Value> offsets;
+  SmallVector<int64_t> tileDims;
+  bool global;
+
+  CopyEnd(OpBuilder &b, Location loc, Value buffer,
+          ArrayRef<OpFoldResult> mixedOffsets, ArrayRef<int64_t> sizes);
+
+  /// Buffer indices of the tile element at `ivs` (tile dims [0, ivs.size())).
+  SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange ivs);
+
+  /// Bounds check of a global side over every dim except `skip`; null for
+  /// other sides.
+  Value cond(OpBuilder &b, Location loc, ArrayRef<Value> idx,
+             int64_t skip = -1);
+};
+
+} // namespace mlir::tile
+
+#endif // TILE_CONVERSION_UTILS_H

@@ -1,0 +1,897 @@
+//===- TileToNVVM.cpp - Lowering tile ops for NVIDIA GPUs -----------------===//
+//
+// Buffers: shared buffers are views of the kernel's dynamic shared memory;
+// a fragment is an array of registers in each thread, element e living in
+// register layout.map(e)[1] of thread layout.map(e)[0]; local buffers are
+// per-thread arrays. Until the op patterns are done, each buffer keeps its
+// tile type through an unrealized cast (marked `tile.lowered`) of its
+// storage, so that the remaining tile ops still verify.
+//
+// Ops: copies into shared memory are cooperative (thread t handles elements
+// t, t + T, ...), bracketed by barriers; copies out of fragments let each
+// thread store its own registers; gemm runs mma.sync m16n8k16 per warp on
+// its warp tile of the accumulator; tile.parallel over a fragment lets each
+// thread run the body for the elements it holds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+
+#include "tile/Conversion/Utils.h"
+#include "tile/Dialect/Tile/IR/Layouts.h"
+
+#include "mlir/Dialect/Affine/Utils.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+constexpr StringLiteral kLoweredAttr = "tile.lowered";
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kSharedAlignment = 128;
+
+/// The storage behind a tile buffer once prepareKernelForNVVM placed it.
+struct Storage {
+  Value memref;                // shared view, register array or local array
+  Scope scope;
+  FragmentLayoutAttr layout;   // fragments only
+  int64_t numRegisters = 0;    // fragments only
+};
+
+std::optional<Storage> getStorage(Value buffer) {
+  auto castOp = buffer.getDefiningOp<UnrealizedConversionCastOp>();
+  if (!castOp || !castOp->hasAttr(kLoweredAttr))
+    return std::nullopt;
+  auto type = cast<MemRefType>(buffer.getType());
+  Storage s{castOp.getOperand(0), *getScope(type), nullptr, 0};
+  if (auto layout =
+          castOp->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName())) {
+    s.layout = layout;
+    s.numRegisters = cast<MemRefType>(s.memref.getType()).getNumElements();
+  }
+  return s;
+}
+
+int64_t getThreads(Operation *op) {
+  return op->getParentOfType<KernelOp>().getThreads();
+}
+
+Value threadId(OpBuilder &b, Location loc) {
+  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+}
+
+void barrier(OpBuilder &b, Location loc) { gpu::BarrierOp::create(b, loc); }
+
+/// `expr` (dims: thread, register) at register `reg` as arith on `tid`.
+Value expandAtRegister(OpBuilder &b, Location loc, AffineExpr expr, Value tid,
+                       int64_t reg) {
+  MLIRContext *ctx = b.getContext();
+  AffineExpr specialized = expr.replaceDims(
+      {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
+  specialized = simplifyAffineExpr(specialized, 1, 0);
+  return affine::expandAffineExpr(b, loc, specialized, ValueRange{tid},
+                                  ValueRange{});
+}
+
+/// The tile indices of register `reg` of the current thread.
+SmallVector<Value> indicesOfRegister(OpBuilder &b, Location loc,
+                                     FragmentLayoutAttr layout, Value tid,
+                                     int64_t reg) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : layout.getInverse().getResults())
+    indices.push_back(expandAtRegister(b, loc, e, tid, reg));
+  return indices;
+}
+
+/// True when register `reg` of thread `tid` holds an element: registers past
+/// the end of a layout that does not divide evenly (cyclic) hold none.
+Value registerHoldsElement(OpBuilder &b, Location loc,
+                           FragmentLayoutAttr layout, ArrayRef<Value> indices) {
+  int64_t elements = 1;
+  for (int64_t d : layout.getShape())
+    elements *= d;
+  if (elements % layout.getThreads() == 0)
+    return nullptr;
+  Value first = indices.front();
+  return arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ult, first,
+      indexConst(b, loc, layout.getShape().front()));
+}
+
+int64_t numElements(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+/// Decomposes a row-major linear index into indices of `shape`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> shape) {
+  SmallVector<Value> indices(shape.size());
+  Value rest = linear;
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    Value size = indexConst(b, loc, shape[d]);
+    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
+    rest = arith::DivUIOp::create(b, loc, rest, size);
+  }
+  return indices;
+}
+
+/// A loop in which thread t visits t, t + T, t + 2T, ... < n.
+void buildThreadStridedLoop(OpBuilder &b, Location loc, int64_t n,
+                            int64_t threads,
+                            function_ref<void(OpBuilder &, Location, Value)> body) {
+  Value tid = threadId(b, loc);
+  scf::ForOp::create(b, loc, tid, indexConst(b, loc, n),
+                     indexConst(b, loc, threads), ValueRange{},
+                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+                       body(lb, ll, iv);
+                       scf::YieldOp::create(lb, ll);
+                     });
+}
+
+//===----------------------------------------------------------------------===//
+// Fill / clear
+//===----------------------------------------------------------------------===//
+
+LogicalResult lowerFill(PatternRewriter &rewriter, Operation *op, Value buffer,
+                        Value value) {
+  Location loc = op->getLoc();
+  std::optional<Storage> storage = getStorage(buffer);
+  if (!storage)
+    return failure();
+  auto type = cast<MemRefType>(buffer.getType());
+  switch (storage->scope) {
+  case Scope::Fragment:
+    for (int64_t r = 0; r < storage->numRegisters; ++r)
+      memref::StoreOp::create(rewriter, loc, value, storage->memref,
+                              ValueRange{indexConst(rewriter, loc, r)});
+    break;
+  case Scope::Local:
+    buildTileLoops(rewriter, loc, type.getShape(),
+                   [&](OpBuilder &b, Location l, ValueRange ivs) {
+                     memref::StoreOp::create(b, l, value, storage->memref, ivs);
+                   });
+    break;
+  case Scope::Shared:
+    barrier(rewriter, loc);
+    buildThreadStridedLoop(
+        rewriter, loc, type.getNumElements(), getThreads(op),
+        [&](OpBuilder &b, Location l, Value linear) {
+          memref::StoreOp::create(b, l, value, storage->memref,
+                                  delinearize(b, l, linear, type.getShape()));
+        });
+    barrier(rewriter, loc);
+    break;
+  }
+  rewriter.eraseOp(op);
+  return success();
+}
+
+struct FillLowering : public OpRewritePattern<FillOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    return lowerFill(rewriter, op, op.getBuffer(), op.getValue());
+  }
+};
+
+struct ClearLowering : public OpRewritePattern<ClearOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ClearOp op,
+                                PatternRewriter &rewriter) const override {
+    Type elt = op.getBuffer().getType().getElementType();
+    return lowerFill(rewriter, op, op.getBuffer(),
+                     zeroOf(rewriter, op.getLoc(), elt));
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Copy
+//===----------------------------------------------------------------------===//
+
+/// Loads the element at `idx` of a copy's source (the pad value outside a
+/// global tensor), converted to `to`.
+Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
+                        ArrayRef<Value> idx, Value pad, Type to) {
+  Value value;
+  if (Value ok = src.cond(b, loc, idx)) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(
+              tb, tl, memref::LoadOp::create(tb, tl, src.buffer, idx).getResult());
+        },
+        [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, pad); });
+    value = ifOp.getResult(0);
+  } else {
+    value = memref::LoadOp::create(b, loc, src.buffer, idx);
+  }
+  return convertElements(b, loc, value, to);
+}
+
+void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
+                        ArrayRef<Value> idx, Value value) {
+  buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {
+    memref::StoreOp::create(tb, tl, value, dst.buffer, idx);
+  });
+}
+
+struct CopyLowering : public OpRewritePattern<CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CopyOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<Storage> srcStorage = getStorage(op.getSource());
+    std::optional<Storage> dstStorage = getStorage(op.getTarget());
+    bool srcGlobal = isGlobal(op.getSource().getType());
+    bool dstGlobal = isGlobal(op.getTarget().getType());
+    if ((!srcGlobal && !srcStorage) || (!dstGlobal && !dstStorage))
+      return failure();
+    std::optional<Scope> srcScope = srcStorage ? std::optional(srcStorage->scope)
+                                               : std::nullopt;
+    std::optional<Scope> dstScope = dstStorage ? std::optional(dstStorage->scope)
+                                               : std::nullopt;
+    Value srcBuffer = srcStorage ? srcStorage->memref : op.getSource();
+    Value dstBuffer = dstStorage ? dstStorage->memref : op.getTarget();
+    Type srcElt = op.getSource().getType().getElementType();
+    Type dstElt = op.getTarget().getType().getElementType();
+    Value pad = op.getPad()
+                    ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
+                          .getResult()
+                    : zeroOf(rewriter, loc, srcElt);
+    SmallVector<int64_t> tile = op.getTileShape();
+    if (tile.empty())
+      tile.push_back(1);
+
+    if (srcScope == Scope::Local || dstScope == Scope::Local)
+      return rewriter.notifyMatchFailure(op, "copies of local buffers");
+
+    // Out of a fragment: each thread moves the registers it holds.
+    if (srcScope == Scope::Fragment) {
+      FragmentLayoutAttr layout = srcStorage->layout;
+      if (dstScope == Scope::Fragment &&
+          dstStorage->layout != layout)
+        return rewriter.notifyMatchFailure(op, "fragments of other layouts");
+      if (op.getSource().getType().getShape() !=
+              ArrayRef<int64_t>(op.getSourceSizes()))
+        return rewriter.notifyMatchFailure(op, "part of a fragment");
+      CopyEnd dst(rewriter, loc, dstBuffer, op.getMixedTargetOffsets(),
+                  op.getTargetSizes());
+      if (dstScope == Scope::Shared)
+        barrier(rewriter, loc);
+      Value tid = threadId(rewriter, loc);
+      for (int64_t r = 0; r < srcStorage->numRegisters; ++r) {
+        Value reg = indexConst(rewriter, loc, r);
+        Value value = memref::LoadOp::create(rewriter, loc, srcBuffer,
+                                             ValueRange{reg});
+        value = convertElements(rewriter, loc, value, dstElt);
+        if (dstScope == Scope::Fragment) {
+          memref::StoreOp::create(rewriter, loc, value, dstBuffer,
+                                  ValueRange{reg});
+          continue;
+        }
+        SmallVector<Value> tileIdx =
+            indicesOfRegister(rewriter, loc, layout, tid, r);
+        buildIf(rewriter, loc,
+                registerHoldsElement(rewriter, loc, layout, tileIdx),
+                [&](OpBuilder &b, Location l) {
+                  SmallVector<Value> idx = dst.indices(b, l, tileIdx);
+                  storeTargetElement(b, l, dst, idx, value);
+                });
+      }
+      if (dstScope == Scope::Shared)
+        barrier(rewriter, loc);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    CopyEnd src(rewriter, loc, srcBuffer, op.getMixedSourceOffsets(),
+                op.getSourceSizes());
+
+    // Into a fragment: each thread loads the elements it will hold.
+    if (dstScope == Scope::Fragment) {
+      FragmentLayoutAttr layout = dstStorage->layout;
+      if (op.getTarget().getType().getShape() !=
+              ArrayRef<int64_t>(op.getTargetSizes()))
+        return rewriter.notifyMatchFailure(op, "part of a fragment");
+      if (srcScope == Scope::Shared)
+        barrier(rewriter, loc);
+      Value tid = threadId(rewriter, loc);
+      for (int64_t r = 0; r < dstStorage->numRegisters; ++r) {
+        SmallVector<Value> tileIdx =
+            indicesOfRegister(rewriter, loc, layout, tid, r);
+        Value reg = indexConst(rewriter, loc, r);
+        buildIf(rewriter, loc,
+                registerHoldsElement(rewriter, loc, layout, tileIdx),
+                [&](OpBuilder &b, Location l) {
+                  SmallVector<Value> idx = src.indices(b, l, tileIdx);
+                  Value v = loadSourceElement(b, l, src, idx, pad, dstElt);
+                  memref::StoreOp::create(b, l, v, dstBuffer, ValueRange{reg});
+                });
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // Between shared and global memory: the block's threads share the
+    // elements, then wait for each other.
+    CopyEnd dst(rewriter, loc, dstBuffer, op.getMixedTargetOffsets(),
+                op.getTargetSizes());
+    barrier(rewriter, loc);
+    buildThreadStridedLoop(
+        rewriter, loc, numElements(tile), getThreads(op),
+        [&](OpBuilder &b, Location l, Value linear) {
+          SmallVector<Value> tileIdx = delinearize(b, l, linear, tile);
+          if (op.getTileShape().empty())
+            tileIdx.clear();
+          SmallVector<Value> si = src.indices(b, l, tileIdx);
+          SmallVector<Value> di = dst.indices(b, l, tileIdx);
+          Value v = loadSourceElement(b, l, src, si, pad, dstElt);
+          storeTargetElement(b, l, dst, di, v);
+        });
+    barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Gemm: mma.sync m16n8k16
+//===----------------------------------------------------------------------===//
+
+struct GemmLowering : public OpRewritePattern<GemmOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(GemmOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<Storage> a = getStorage(op.getA());
+    std::optional<Storage> b = getStorage(op.getB());
+    std::optional<Storage> c = getStorage(op.getC());
+    if (!a || !b || !c)
+      return failure();
+    Type aElt = op.getA().getType().getElementType();
+    Type bElt = op.getB().getType().getElementType();
+    Type cElt = op.getC().getType().getElementType();
+    if (a->scope != Scope::Shared || b->scope != Scope::Shared)
+      return rewriter.notifyMatchFailure(op, "operands in fragments");
+    if (!(aElt.isF16() || aElt.isBF16()) || aElt != bElt || !cElt.isF32())
+      return rewriter.notifyMatchFailure(op, "element types");
+    int64_t m = op.getM(), n = op.getN(), k = op.getK();
+    int64_t threads = getThreads(op);
+    std::optional<WarpPartition> part = getWarpPartition(
+        m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+    if (!part || k % 16 != 0)
+      return rewriter.notifyMatchFailure(op, "shape");
+    if (c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n, threads,
+                                                 *part))
+      return rewriter.notifyMatchFailure(op, "accumulator layout");
+    int64_t tileM = m / part->warpsM, tileN = n / part->warpsN;
+    int64_t atomsM = tileM / 16, atomsN = tileN / 8;
+
+    if (op.getClearAccum())
+      for (int64_t r = 0; r < c->numRegisters; ++r)
+        memref::StoreOp::create(rewriter, loc, zeroOf(rewriter, loc, cElt),
+                                c->memref,
+                                ValueRange{indexConst(rewriter, loc, r)});
+
+    Value tid = threadId(rewriter, loc);
+    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                        indexConst(rewriter, loc, kWarpSize));
+    Value warp = arith::DivUIOp::create(rewriter, loc, tid,
+                                        indexConst(rewriter, loc, kWarpSize));
+    Value wn = indexConst(rewriter, loc, part->warpsN);
+    Value warpRow = arith::MulIOp::create(
+        rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
+        indexConst(rewriter, loc, tileM));
+    Value warpCol = arith::MulIOp::create(
+        rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
+        indexConst(rewriter, loc, tileN));
+    Value laneDiv4 = arith::DivUIOp::create(rewriter, loc, lane,
+                                            indexConst(rewriter, loc, 4));
+    Value laneMod4x2 = arith::MulIOp::create(
+        rewriter, loc,
+        arith::RemUIOp::create(rewriter, loc, lane,
+                               indexConst(rewriter, loc, 4)),
+        indexConst(rewriter, loc, 2));
+    auto add = [&](Value x, int64_t y) -> Value {
+      return y == 0 ? x
+                    : arith::AddIOp::create(rewriter, loc, x,
+                                            indexConst(rewriter, loc, y))
+                          .getResult();
+    };
+    // Element (row, col) of op(A) / (kk, col) of op(B).
+    auto loadA = [&](Value row, Value col) -> Value {
+      SmallVector<Value> idx = {row, col};
+      if (op.getTransposeA())
+        std::swap(idx[0], idx[1]);
+      return memref::LoadOp::create(rewriter, loc, a->memref, idx);
+    };
+    auto loadB = [&](Value kk, Value col) -> Value {
+      SmallVector<Value> idx = {kk, col};
+      if (op.getTransposeB())
+        std::swap(idx[0], idx[1]);
+      return memref::LoadOp::create(rewriter, loc, b->memref, idx);
+    };
+    auto pairType = VectorType::get({2}, aElt);
+    auto pair = [&](Value x, Value y) -> Value {
+      return vector::FromElementsOp::create(rewriter, loc, pairType,
+                                            ValueRange{x, y});
+    };
+    auto aType = VectorType::get({4, 2}, aElt);
+    auto bType = VectorType::get({2, 2}, aElt);
+    auto cType = VectorType::get({2, 2}, cElt);
+
+    for (int64_t ks = 0; ks < k / 16; ++ks) {
+      Value k0 = add(laneMod4x2, ks * 16);
+      Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
+      SmallVector<Value> aFrags, bFrags;
+      for (int64_t am = 0; am < atomsM; ++am) {
+        Value r0 = add(arith::AddIOp::create(rewriter, loc, warpRow, laneDiv4),
+                       am * 16);
+        Value r8 = add(r0, 8);
+        SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
+                                loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
+                                loadA(r8, k8), loadA(r8, k9)};
+        aFrags.push_back(
+            vector::FromElementsOp::create(rewriter, loc, aType, e));
+      }
+      for (int64_t an = 0; an < atomsN; ++an) {
+        Value col =
+            add(arith::AddIOp::create(rewriter, loc, warpCol, laneDiv4), an * 8);
+        SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
+                                loadB(k9, col)};
+        bFrags.push_back(
+            vector::FromElementsOp::create(rewriter, loc, bType, e));
+      }
+      for (int64_t am = 0; am < atomsM; ++am) {
+        for (int64_t an = 0; an < atomsN; ++an) {
+          int64_t base = (am * atomsN + an) * 4;
+          SmallVector<Value> acc;
+          for (int64_t q = 0; q < 4; ++q)
+            acc.push_back(memref::LoadOp::create(
+                rewriter, loc, c->memref,
+                ValueRange{indexConst(rewriter, loc, base + q)}));
+          Value cVec = vector::FromElementsOp::create(rewriter, loc, cType, acc);
+          Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
+                                             bFrags[an], cVec,
+                                             ArrayRef<int64_t>{16, 8, 16});
+          for (int64_t q = 0; q < 4; ++q) {
+            Value v = vector::ExtractOp::create(rewriter, loc, d,
+                                                ArrayRef<int64_t>{q / 2, q % 2});
+            memref::StoreOp::create(
+                rewriter, loc, v, c->memref,
+                ValueRange{indexConst(rewriter, loc, base + q)});
+          }
+        }
+      }
+    }
+    (void)pair;
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Parallel
+//===----------------------------------------------------------------------===//
+
+/// The fragment `access` (a memref.load/store) touches at exactly `ivs`.
+Value fragmentAtIvs(Operation *access, ValueRange ivs) {
+  Value memref;
+  ValueRange indices;
+  if (auto load = dyn_cast<memref::LoadOp>(access)) {
+    memref = load.getMemRef();
+    indices = load.getIndices();
+  } else if (auto store = dyn_cast<memref::StoreOp>(access)) {
+    memref = store.getMemRef();
+    indices = store.getIndices();
+  } else {
+    return nullptr;
+  }
+  std::optional<Storage> s = getStorage(memref);
+  if (!s || s->scope != Scope::Fragment)
+    return nullptr;
+  if (indices.size() != ivs.size() ||
+      !llvm::all_of(llvm::zip(indices, ivs), [](auto p) {
+        return std::get<0>(p) == std::get<1>(p);
+      }))
+    return nullptr;
+  return memref;
+}
+
+struct ParallelLowering : public OpRewritePattern<ParallelOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ParallelOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Block &body = op.getBodyBlock();
+    ValueRange ivs = body.getArguments();
+    ArrayRef<int64_t> extents = op.getExtents();
+
+    // Every fragment the body touches must be read or written at the loop
+    // indices, with one shared layout: then each element's iteration runs
+    // in the thread that holds it.
+    FragmentLayoutAttr layout;
+    bool unsupported = false;
+    op.walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands()) {
+        std::optional<Storage> s = getStorage(operand);
+        if (!s || s->scope != Scope::Fragment)
+          continue;
+        if (!fragmentAtIvs(inner, ivs) || s->layout.getShape() != extents ||
+            (layout && layout != s->layout)) {
+          unsupported = true;
+          continue;
+        }
+        layout = s->layout;
+      }
+    });
+    if (unsupported)
+      return rewriter.notifyMatchFailure(op, "fragment access pattern");
+
+    bool writesShared = false;
+    op.walk([&](memref::StoreOp store) {
+      std::optional<Storage> s = getStorage(store.getMemRef());
+      writesShared |= s && s->scope == Scope::Shared;
+    });
+    if (writesShared)
+      barrier(rewriter, loc);
+
+    auto cloneBody = [&](OpBuilder &b, ValueRange indices,
+                         std::optional<int64_t> reg) {
+      IRMapping mapping;
+      mapping.map(ivs, indices);
+      for (Operation &inner : body.without_terminator()) {
+        if (reg) {
+          if (auto load = dyn_cast<memref::LoadOp>(inner);
+              load && fragmentAtIvs(load, ivs)) {
+            Value regs = getStorage(load.getMemRef())->memref;
+            Value v = memref::LoadOp::create(
+                b, load.getLoc(), regs,
+                ValueRange{indexConst(b, load.getLoc(), *reg)});
+            mapping.map(load.getResult(), v);
+            continue;
+          }
+          if (auto store = dyn_cast<memref::StoreOp>(inner);
+              store && fragmentAtIvs(store, ivs)) {
+            Value regs = getStorage(store.getMemRef())->memref;
+            memref::StoreOp::create(
+                b, store.getLoc(), mapping.lookupOrDefault(store.getValue()),
+                regs, ValueRange{indexConst(b, store.getLoc(), *reg)});
+            continue;
+          }
+        }
+        b.clone(inner, mapping);
+      }
+    };
+
+    if (layout) {
+      Value tid = threadId(rewriter, loc);
+      int64_t regs = getStorage([&]() -> Value {
+                       Value found;
+                       op.walk([&](Operation *inner) {
+                         if (Value f = fragmentAtIvs(inner, ivs))
+                           found = f;
+                       });
+                       return found;
+                     }())->numRegisters;
+      for (int64_t r = 0; r < regs; ++r) {
+        SmallVector<Value> indices =
+            indicesOfRegister(rewriter, loc, layout, tid, r);
+        Value holds = registerHoldsElement(rewriter, loc, layout, indices);
+        if (!holds) {
+          cloneBody(rewriter, indices, r);
+          continue;
+        }
+        scf::IfOp::create(rewriter, loc, holds, [&](OpBuilder &b, Location l) {
+          cloneBody(b, indices, r);
+          scf::YieldOp::create(b, l);
+        });
+      }
+    } else {
+      buildThreadStridedLoop(rewriter, loc, numElements(extents), getThreads(op),
+                             [&](OpBuilder &b, Location l, Value linear) {
+                               cloneBody(b, delinearize(b, l, linear, extents),
+                                         std::nullopt);
+                             });
+    }
+    if (writesShared)
+      barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Loops, annotations, atomics
+//===----------------------------------------------------------------------===//
+
+struct PipelinedLowering : public OpRewritePattern<PipelinedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PipelinedOp op,
+                                PatternRewriter &rewriter) const override {
+    // Stages are not overlapped yet: the copies of an iteration complete
+    // (with their barriers) before its compute starts.
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
+                                   op.getUpper(), op.getStep());
+    Block &body = op.getBodyBlock();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),
+                               {loop.getInductionVar()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AnnotateLayoutLowering : public OpRewritePattern<AnnotateLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AnnotateLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    // Fragment layouts were taken by tile-infer-layouts; shared buffers are
+    // kept unswizzled by this lowering.
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+template <typename AtomicOpT>
+struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
+  AtomicLowering(MLIRContext *ctx, arith::AtomicRMWKind floatKind,
+                 arith::AtomicRMWKind intKind)
+      : OpRewritePattern<AtomicOpT>(ctx), floatKind(floatKind),
+        intKind(intKind) {}
+
+  LogicalResult matchAndRewrite(AtomicOpT op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    TypedValue<MemRefType> target = op.getTarget();
+    std::optional<Storage> targetStorage = getStorage(target);
+    if (!isGlobal(target.getType()) && !targetStorage)
+      return failure();
+    Value buffer = targetStorage ? targetStorage->memref : target;
+    Type elt = target.getType().getElementType();
+    arith::AtomicRMWKind kind = isa<FloatType>(elt) ? floatKind : intKind;
+    SmallVector<Value> offsets =
+        getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
+    SmallVector<int64_t> allDims =
+        llvm::to_vector(llvm::seq<int64_t>(0, target.getType().getRank()));
+    auto update = [&](OpBuilder &b, Location l, Value value,
+                      ArrayRef<Value> idx) {
+      Value cond = isGlobal(target.getType())
+                       ? inBoundsCond(b, l, buffer, idx, allDims)
+                       : Value();
+      buildIf(b, l, cond, [&](OpBuilder &tb, Location tl) {
+        memref::AtomicRMWOp::create(tb, tl, kind, value, buffer, idx);
+      });
+    };
+    auto plus = [&](OpBuilder &b, Location l, ValueRange tileIdx) {
+      SmallVector<Value> idx;
+      for (auto [o, i] : llvm::zip(offsets, tileIdx))
+        idx.push_back(arith::AddIOp::create(b, l, o, i));
+      return idx;
+    };
+    auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
+    if (!tileType) {
+      update(rewriter, loc, op.getValue(), offsets);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    std::optional<Storage> value = getStorage(op.getValue());
+    if (!value || value->scope == Scope::Local)
+      return rewriter.notifyMatchFailure(op, "value tile");
+    if (value->scope == Scope::Fragment) {
+      Value tid = threadId(rewriter, loc);
+      for (int64_t r = 0; r < value->numRegisters; ++r) {
+        SmallVector<Value> tileIdx =
+            indicesOfRegister(rewriter, loc, value->layout, tid, r);
+        buildIf(rewriter, loc,
+                registerHoldsElement(rewriter, loc, value->layout, tileIdx),
+                [&](OpBuilder &b, Location l) {
+                  Value v = memref::LoadOp::create(
+                      b, l, value->memref, ValueRange{indexConst(b, l, r)});
+                  update(b, l, v, plus(b, l, tileIdx));
+                });
+      }
+    } else {
+      barrier(rewriter, loc);
+      buildThreadStridedLoop(
+          rewriter, loc, tileType.getNumElements(), getThreads(op),
+          [&](OpBuilder &b, Location l, Value linear) {
+            SmallVector<Value> tileIdx =
+                delinearize(b, l, linear, tileType.getShape());
+            Value v = memref::LoadOp::create(b, l, value->memref, tileIdx);
+            update(b, l, v, plus(b, l, tileIdx));
+          });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  arith::AtomicRMWKind floatKind, intKind;
+};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Buffers
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
+                                               KernelOp kernel) {
+  MLIRContext *ctx = kernel.getContext();
+  Location loc = kernel.getLoc();
+  Block &block = kernel.getBodyBlock();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto lowered = [&](Operation *alloc, Value storage,
+                     FragmentLayoutAttr layout) {
+    auto cast = UnrealizedConversionCastOp::create(
+        rewriter, alloc->getLoc(), alloc->getResultTypes(), storage);
+    cast->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    if (layout)
+      cast->setAttr(getLayoutAttrName(), layout);
+    rewriter.replaceOp(alloc, cast.getResults());
+  };
+
+  int64_t sharedBytes = 0;
+  SmallVector<Operation *> allocs;
+  kernel.walk([&](Operation *op) {
+    if (isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp>(op))
+      allocs.push_back(op);
+  });
+  for (Operation *op : allocs) {
+    auto type = cast<MemRefType>(op->getResult(0).getType());
+    rewriter.setInsertionPointToStart(&block);
+    if (isa<AllocSharedOp>(op)) {
+      sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+      auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+      Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
+      auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
+                                      MemRefLayoutAttrInterface(), workgroup);
+      Value view = memref::ViewOp::create(
+          rewriter, loc, viewType, base,
+          indexConst(rewriter, loc, sharedBytes), ValueRange{});
+      rewriter.setInsertionPoint(op);
+      lowered(op, view, nullptr);
+      sharedBytes += (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+    } else if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
+      auto layout =
+          frag->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName());
+      if (!layout || !layout.getInverse())
+        return frag.emitOpError()
+               << "has no register layout with an inverse; run "
+                  "tile-infer-layouts first";
+      int64_t elements = type.getNumElements() * layout.getReplicate();
+      int64_t registers =
+          (elements + layout.getThreads() - 1) / layout.getThreads();
+      Value regs = memref::AllocaOp::create(
+          rewriter, loc,
+          MemRefType::get({registers}, type.getElementType()));
+      rewriter.setInsertionPoint(op);
+      lowered(op, regs, layout);
+    } else {
+      Value array = memref::AllocaOp::create(
+          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+      rewriter.setInsertionPoint(op);
+      lowered(op, array, nullptr);
+    }
+  }
+  kernel->setAttr(getSharedBytesAttrName(),
+                  rewriter.getI64IntegerAttr(sharedBytes));
+  return success();
+}
+
+void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
+               ParallelLowering, PipelinedLowering, AnnotateLayoutLowering>(
+      ctx);
+  patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
+                                            arith::AtomicRMWKind::addi);
+  patterns.add<AtomicLowering<AtomicMaxOp>>(
+      ctx, arith::AtomicRMWKind::maximumf, arith::AtomicRMWKind::maxs);
+  patterns.add<AtomicLowering<AtomicMinOp>>(
+      ctx, arith::AtomicRMWKind::minimumf, arith::AtomicRMWKind::mins);
+}
+
+LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
+                                              KernelOp kernel) {
+  SmallVector<UnrealizedConversionCastOp> casts;
+  kernel.walk([&](UnrealizedConversionCastOp cast) {
+    if (cast->hasAttr(kLoweredAttr))
+      casts.push_back(cast);
+  });
+  bool ok = true;
+  for (UnrealizedConversionCastOp cast : casts) {
+    Value storage = cast.getOperand(0);
+    if (cast->hasAttr(getLayoutAttrName())) {
+      // Elements of a fragment are spread over threads: only the lowered
+      // tile ops and the loops over its elements may touch it.
+      for (Operation *user : cast->getUsers()) {
+        if (isa<TileDialect>(user->getDialect()))
+          continue;
+        user->emitOpError()
+            << "reads or writes a fragment outside a tile.parallel loop over "
+               "its elements; a fragment's elements are spread over the "
+               "block's threads (copy it to a shared buffer first)";
+        ok = false;
+      }
+      if (cast->use_empty())
+        rewriter.eraseOp(cast);
+      continue;
+    }
+    // Shared and local buffers: their storage serves the remaining memref
+    // accesses directly.
+    rewriter.replaceAllUsesWith(cast.getResult(0), storage);
+    rewriter.eraseOp(cast);
+  }
+  return success(ok);
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel
+//===----------------------------------------------------------------------===//
+
+LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
+                                            KernelOp kernel) {
+  Location loc = kernel.getLoc();
+  rewriter.setInsertionPoint(kernel);
+  SmallVector<Value> grid =
+      getValueOrCreateConstantIndexOp(rewriter, loc, kernel.getMixedGrid());
+  Value one = indexConst(rewriter, loc, 1);
+  while (grid.size() < 3)
+    grid.push_back(one);
+  Value threads = indexConst(rewriter, loc, kernel.getThreads());
+  auto sharedAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
+  Value shared =
+      arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                   sharedAttr ? sharedAttr.getInt() : 0);
+  Value clusterX, clusterY, clusterZ;
+  if (std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster()) {
+    SmallVector<int64_t> dims(*cluster);
+    dims.resize(3, 1);
+    clusterX = indexConst(rewriter, loc, dims[0]);
+    clusterY = indexConst(rewriter, loc, dims[1]);
+    clusterZ = indexConst(rewriter, loc, dims[2]);
+  }
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, grid[0], grid[1], grid[2], threads, one, one, shared,
+      nullptr, {}, {}, {}, clusterX, clusterY, clusterZ);
+  Block &launchBody = launch.getBody().front();
+  rewriter.setInsertionPointToEnd(&launchBody);
+  auto terminator = gpu::TerminatorOp::create(rewriter, loc);
+  gpu::KernelDim3 ids = launch.getBlockIds();
+  SmallVector<Value> blockIds = {ids.x, ids.y, ids.z};
+  Block &body = kernel.getBodyBlock();
+  rewriter.eraseOp(body.getTerminator());
+  rewriter.inlineBlockBefore(
+      &body, terminator,
+      ArrayRef<Value>(blockIds).take_front(body.getNumArguments()));
+  rewriter.eraseOp(kernel);
+
+  WalkResult leftover = launch.walk([&](Operation *op) {
+    for (Type t : op->getResultTypes())
+      if (auto memref = dyn_cast<MemRefType>(t);
+          memref && isa_and_nonnull<ScopeAttr>(memref.getMemorySpace())) {
+        op->emitOpError() << "still produces a tile buffer after lowering";
+        return WalkResult::interrupt();
+      }
+    return WalkResult::advance();
+  });
+  return failure(leftover.wasInterrupted());
+}

@@ -1,0 +1,131 @@
+//===- Utils.cpp - Helpers shared by the target lowerings -----------------===//
+
+#include "tile/Conversion/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/TypeUtilities.h"
+
+using namespace mlir;
+
+namespace mlir::tile {
+
+Value indexConst(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// Converts a scalar or vector to element type `to` (float/int/index).
+Value convertElements(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == to)
+    return v;
+  auto retype = [&](Type elt) -> Type {
+    if (auto vt = dyn_cast<VectorType>(v.getType()))
+      return vt.clone(elt);
+    return elt;
+  };
+  if (isa<IndexType>(from) || isa<IndexType>(to)) {
+    Type mid = isa<IndexType>(from) ? Type(b.getI64Type()) : from;
+    if (isa<IndexType>(from))
+      v = arith::IndexCastOp::create(b, loc, retype(mid), v);
+    if (isa<IndexType>(to))
+      return arith::IndexCastOp::create(
+          b, loc, retype(to), convertElements(b, loc, v, b.getI64Type()));
+    return convertElements(b, loc, v, to);
+  }
+  auto fromF = dyn_cast<FloatType>(from);
+  auto toF = dyn_cast<FloatType>(to);
+  if (fromF && toF) {
+    unsigned fw = fromF.getWidth(), tw = toF.getWidth();
+    if (fw < tw)
+      return arith::ExtFOp::create(b, loc, retype(to), v);
+    if (fw > tw)
+      return arith::TruncFOp::create(b, loc, retype(to), v);
+    // f16 <-> bf16: through f32.
+    Value wide = arith::ExtFOp::create(b, loc, retype(b.getF32Type()), v);
+    return arith::TruncFOp::create(b, loc, retype(to), wide);
+  }
+  if (fromF)
+    return arith::FPToSIOp::create(b, loc, retype(to), v);
+  if (toF)
+    return arith::SIToFPOp::create(b, loc, retype(to), v);
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw < tw)
+    return arith::ExtSIOp::create(b, loc, retype(to), v);
+  return arith::TruncIOp::create(b, loc, retype(to), v);
+}
+
+Value zeroOf(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+}
+
+Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
+                   ArrayRef<Value> idx, ArrayRef<int64_t> dims) {
+  Value cond;
+  for (int64_t d : dims) {
+    Value size = memref::DimOp::create(b, loc, buffer, d);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     idx[d], size);
+    cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
+  }
+  return cond;
+}
+
+/// Runs `body` under `cond` (or unconditionally when `cond` is null).
+void buildIf(OpBuilder &b, Location loc, Value cond,
+             function_ref<void(OpBuilder &, Location)> body) {
+  if (!cond) {
+    body(b, loc);
+    return;
+  }
+  scf::IfOp::create(b, loc, cond, [&](OpBuilder &tb, Location tl) {
+    body(tb, tl);
+    scf::YieldOp::create(tb, tl);
+  });
+}
+
+/// A loop nest with constant bounds [0, extents) and unit steps.
+void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<Value> lbs, ubs, steps;
+  for (int64_t e : extents) {
+    lbs.push_back(indexConst(b, loc, 0));
+    ubs.push_back(indexConst(b, loc, e));
+    steps.push_back(indexConst(b, loc, 1));
+  }
+  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
+}
+
+CopyEnd::CopyEnd(OpBuilder &b, Location loc, Value buffer,
+                 ArrayRef<OpFoldResult> mixedOffsets, ArrayRef<int64_t> sizes)
+    : buffer(buffer), type(cast<MemRefType>(buffer.getType())),
+      offsets(getValueOrCreateConstantIndexOp(b, loc, mixedOffsets)),
+      global(isGlobal(type)) {
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (size != 1)
+      tileDims.push_back(d);
+}
+
+SmallVector<Value> CopyEnd::indices(OpBuilder &b, Location loc,
+                                    ValueRange ivs) {
+  SmallVector<Value> idx = offsets;
+  for (auto [i, iv] : llvm::enumerate(ivs))
+    idx[tileDims[i]] = arith::AddIOp::create(b, loc, idx[tileDims[i]], iv);
+  return idx;
+}
+
+Value CopyEnd::cond(OpBuilder &b, Location loc, ArrayRef<Value> idx,
+                    int64_t skip) {
+  if (!global)
+    return nullptr;
+  SmallVector<int64_t> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (d != skip)
+      dims.push_back(d);
+  return inBoundsCond(b, loc, buffer, idx, dims);
+}
+
+} // namespace mlir::tile

@@ -1,0 +1,85 @@
+//===- Layouts.cpp - Fragment layouts of the tensor-core lowerings --------===//
+
+#include "tile/Dialect/Tile/IR/Layouts.h"
+
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace mlir::tile;
+
+std::optional<WarpPartition>
+mlir::tile::getWarpPartition(int64_t m, int64_t n, int64_t warps,
+                             GemmWarpPolicy policy, int64_t atomM,
+                             int64_t atomN) {
+  auto fits = [&](int64_t wm, int64_t wn) {
+    return wm * wn == warps && m % (atomM * wm) == 0 && n % (atomN * wn) == 0;
+  };
+  if (policy == GemmWarpPolicy::FullRow && fits(warps, 1))
+    return WarpPartition{warps, 1};
+  if (policy == GemmWarpPolicy::FullCol && fits(1, warps))
+    return WarpPartition{1, warps};
+  // Square (and the fallback of the others): the most balanced warp tile.
+  std::optional<WarpPartition> best;
+  int64_t bestScore = 0;
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0 || !fits(wm, warps / wm))
+      continue;
+    int64_t wn = warps / wm;
+    int64_t score = std::abs(m / wm - n / wn);
+    if (!best || score < bestScore) {
+      best = WarpPartition{wm, wn};
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+FragmentLayoutAttr
+mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
+                                        int64_t threads,
+                                        WarpPartition partition) {
+  int64_t wn = partition.warpsN;
+  int64_t tileM = m / partition.warpsM, tileN = n / wn;
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  // Within an m16n8 atom: lane = (row mod 8) * 4 + col / 2, register
+  // (row / 8) * 2 + col mod 2; atoms are numbered row-major in the warp tile.
+  AffineExpr thread = (i.floorDiv(tileM) * wn + j.floorDiv(tileN)) * 32 +
+                      (i % 8) * 4 + (j % 8).floorDiv(2);
+  AffineExpr reg =
+      ((i % tileM).floorDiv(16) * (tileN / 8) + (j % tileN).floorDiv(8)) * 4 +
+      (i % 16).floorDiv(8) * 2 + j % 2;
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr row = t.floorDiv(32 * wn) * tileM + q.floorDiv(tileN / 2) * 16 +
+                   (t % 32).floorDiv(4) + (q % 4).floorDiv(2) * 8;
+  AffineExpr col = (t.floorDiv(32) % wn) * tileN + (q.floorDiv(4) % (tileN / 8)) * 8 +
+                   (t % 4) * 2 + q % 2;
+  return FragmentLayoutAttr::get(ctx, {m, n}, threads,
+                                 AffineMap::get(2, 0, {thread, reg}, ctx),
+                                 /*replicate=*/1,
+                                 AffineMap::get(2, 0, {row, col}, ctx));
+}
+
+FragmentLayoutAttr mlir::tile::getCyclicLayout(MLIRContext *ctx,
+                                               ArrayRef<int64_t> shape,
+                                               int64_t threads) {
+  int64_t rank = shape.size();
+  AffineExpr linear = getAffineConstantExpr(0, ctx);
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  for (int64_t d = 0; d < rank; ++d)
+    linear = linear + getAffineDimExpr(d, ctx) * strides[d];
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr back = q * threads + t;
+  SmallVector<AffineExpr> indices;
+  for (int64_t d = 0; d < rank; ++d)
+    indices.push_back(back.floorDiv(strides[d]) % shape[d]);
+  return FragmentLayoutAttr::get(
+      ctx, shape, threads,
+      AffineMap::get(rank, 0, {linear % threads, linear.floorDiv(threads)},
+                     ctx),
+      /*replicate=*/1, AffineMap::get(2, 0, indices, ctx));
+}

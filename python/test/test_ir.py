@@ -1,0 +1,152 @@
+"""kernel.get_ir(stage), get_kernel_source() and source locations in the IR."""
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+import tilemlir
+import tilemlir.language as T
+
+jit_mod = importlib.import_module("tilemlir.jit")
+THIS_FILE = inspect.getsourcefile(lambda: None)
+
+
+def marked_line(marker):
+    with open(THIS_FILE) as f:
+        for n, line in enumerate(f, 1):
+            if line.rstrip().endswith(f"# <{marker}>"):
+                return n
+    raise AssertionError(marker)
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    M, N, K, bm, bn, bk = 40, 24, 16, 16, 16, 8
+
+    @T.prim_func
+    def gemm_relu(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),  # <params>
+                  C: T.Tensor((M, N), "float32")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm)) as (bx, by):  # <kernel>
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, bk), num_stages=2):
+                T.copy(A[by * bm, k * bk], A_s)
+                T.copy(B[k * bk, bx * bn], B_s)
+                T.gemm(A_s, B_s, C_l)  # <gemm>
+            for i, j in T.Parallel(bm, bn):
+                C_l[i, j] = T.max(C_l[i, j], 0.0)  # <relu>
+            T.copy(C_l, C[by * bm, bx * bn])
+
+    return tilemlir.compile(gemm_relu, out_idx=[-1], target="cpu")
+
+
+def tile_ops(text):
+    return set(re.findall(r"\btile\.[a-z_]+\b", text)) - {"tile.scope"}
+
+
+def test_stage_names():
+    assert list(tilemlir.jit.IR_STAGES) == list(jit_mod.IR_STAGES)
+    assert list(jit_mod.IR_STAGES) == ["tile", "verified", "lower-ops", "lower-kernel", "llvm"]
+
+
+def test_unknown_stage(kernel):
+    with pytest.raises(ValueError, match="unknown stage 'ptx'"):
+        kernel.get_ir("ptx")
+
+
+def test_tile_stage(kernel):
+    text = kernel.get_ir("tile")
+    for op in ("tile.kernel", "tile.alloc_shared", "tile.alloc_fragment", "tile.clear",
+               "tile.pipelined", "tile.copy", "tile.gemm", "tile.parallel"):
+        assert op in text, op
+    assert "func.func @gemm_relu" in text
+    assert "#tile.scope<shared>" in text and "#tile.scope<fragment>" in text
+    assert "num_stages = 2" in text
+    assert kernel.get_ir() == text  # "tile" is the default
+
+
+def test_verified_stage(kernel):
+    text = kernel.get_ir("verified")
+    assert {"tile.kernel", "tile.gemm", "tile.copy", "tile.pipelined"} <= tile_ops(text)
+    assert "llvm.func" not in text
+
+
+def test_lower_ops_stage(kernel):
+    """Tile ops inside a block become loops, loads and vector ops; the kernel
+    (the grid) is still there."""
+    text = kernel.get_ir("lower-ops")
+    assert tile_ops(text) == {"tile.kernel"}
+    assert "scf.for" in text
+    assert "vector." in text or "memref.load" in text
+
+
+def test_lower_kernel_stage(kernel):
+    text = kernel.get_ir("lower-kernel")
+    assert tile_ops(text) == set()
+    assert "tile." not in text.replace("tile.scope", "")
+    assert "func.func @gemm_relu" in text
+    assert "scf.for" in text or "omp." in text
+
+
+def test_llvm_stage(kernel):
+    text = kernel.get_ir("llvm")
+    assert "llvm.func @gemm_relu" in text
+    assert "func.func" not in text
+    assert tile_ops(text) == set()
+    assert not re.search(r"\b(scf|memref|arith|vector)\.", text)
+
+
+def test_stages_differ(kernel):
+    texts = [kernel.get_ir(s) for s in jit_mod.IR_STAGES]
+    assert len(set(texts)) == len(texts), "a stage returned the IR of another"
+
+
+def test_kernel_source_is_llvm_ir(kernel):
+    src = kernel.get_kernel_source()
+    assert "define" in src
+    assert re.search(r"^define void @gemm_relu\(", src, re.M)
+    # The entry point the runtime calls: void _mlir_<name>(void **args).
+    assert re.search(r"^define void @_mlir_gemm_relu\(ptr", src, re.M)
+    assert "tile." not in src
+    assert kernel.bundle_dir.joinpath("kernel.ll").read_text() == src
+
+
+def test_ir_carries_python_locations(kernel):
+    text = kernel.get_ir("tile")
+    quoted = '"' + THIS_FILE + '"'
+    for marker in ("gemm", "relu", "kernel", "params"):
+        line = marked_line(marker)
+        assert f"loc({quoted}:{line}:" in text, f"no location for line {line} ({marker})"
+    # The gemm op carries the location of its own statement.
+    gemm_line = marked_line("gemm")
+    aliases = dict(re.findall(r"^(#loc\d*) = loc\((.*)\)$", text, re.M))
+    gemm_ops = [l for l in text.splitlines() if "tile.gemm" in l]
+    assert len(gemm_ops) == 1
+    m = re.search(r"loc\((#loc\d*)\)\s*$", gemm_ops[0])
+    assert m, gemm_ops[0]
+    assert aliases[m.group(1)].startswith(f"{quoted}:{gemm_line}:")
+    # So does the translated text (kernel.ir), inline.
+    assert "tile.gemm" in kernel.ir and f"loc({quoted}:{gemm_line}:" in kernel.ir
+
+
+def test_locations_survive_lowering(kernel):
+    """Lowered IR still points at the Python lines it came from."""
+    relu_line = marked_line("relu")
+    for stage in ("lower-ops", "lower-kernel"):
+        text = kernel.get_ir(stage)
+        assert f'"{THIS_FILE}":{relu_line}:' in text, stage
+
+
+def test_script():
+    @T.prim_func
+    def tiny(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(4):
+                A[i] = 1.0
+
+    text = tiny.script()
+    assert "tile.parallel" in text and "func.func @tiny" in text
