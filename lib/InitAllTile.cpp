@@ -22,6 +22,9 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllExtensions.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
+#include "mlir/Target/LLVM/ROCDL/Target.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, amdgpu::AMDGPUDialect,
@@ -34,6 +37,11 @@ void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
   // The ConvertToLLVM interfaces (cf, arith, ... inside gpu.module), the
   // GPU target attributes' serializers and the other upstream extensions.
   registerAllExtensions(registry);
+  // gpu-module-to-binary translates device modules to LLVM IR in-process.
+  registerAllToLLVMIRTranslations(registry);
+  // Serializers of #nvvm.target (PTX, cubin via ptxas) and #rocdl.target.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
+  ROCDL::registerROCDLTargetInterfaceExternalModels(registry);
 }
 
 void mlir::tile::registerAllTilePasses() {

@@ -58,6 +58,18 @@ int tileCpuWriteSharedLibrary(TileCpuModule *module, const char *path,
 const char *tileCpuGetLLVMIR(TileCpuModule *module);
 
 void tileCpuDestroy(TileCpuModule *module);
+
+/* Compiles `ir` (tile IR) for an NVIDIA GPU (`chip` sm_80 or sm_90a, PTX
+ * `features` such as "+ptx80", LLVM `opt_level`, `format` "bin" for cubin or
+ * "isa" for PTX). On success returns 0, sets *binary / *binary_size to the
+ * device code (free with tileFreeString) and *metadata to a JSON object:
+ * {"kernels": [{"func": host function, "kernel": symbol in the binary,
+ * "args": [index of the host function argument passed as each kernel
+ * argument], "block": [x, y, z], "shared_bytes": n, "cluster": [x, y, z] or
+ * null}]}. */
+int tileCudaCompile(const char *ir, const char *chip, const char *features,
+                    int32_t opt_level, const char *format, char **binary,
+                    int64_t *binary_size, char **metadata, char **error);
 void tileFreeString(char *str);
 
 #ifdef __cplusplus

@@ -3,7 +3,15 @@
 #include "tile-c/TileMLIR.h"
 
 #include "tile/InitAllTile.h"
+#include "tile/Pipelines/Pipelines.h"
 #include "tile/Runner/CpuRunner.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/Support/JSON.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
@@ -80,10 +88,16 @@ char *tileRunPipeline(const char *ir, const char *pipeline, char **error) {
     return nullptr;
   }
   if (pipeline && *pipeline) {
+    // Pipelines may be given anchored ("builtin.module(...)", as tile-opt's
+    // --pass-pipeline takes them) or bare.
+    StringRef text(pipeline);
+    if (text.consume_front("builtin.module(") && text.consume_back(")"))
+      pipeline = nullptr;
     PassManager pm(context.get());
     std::string parseErrors;
     llvm::raw_string_ostream errs(parseErrors);
-    if (failed(parsePassPipeline(pipeline, pm, errs))) {
+    if (failed(parsePassPipeline(pipeline ? StringRef(pipeline) : text, pm,
+                                 errs))) {
       setError(error, "error: invalid pass pipeline '" +
                           std::string(pipeline) + "': " + parseErrors + "\n");
       return nullptr;
@@ -165,6 +179,113 @@ const char *tileCpuGetLLVMIR(TileCpuModule *module) {
 }
 
 void tileCpuDestroy(TileCpuModule *module) { delete module; }
+
+/// The constant integer behind `v` (through index casts), or -1.
+static int64_t constantOf(Value v) {
+  if (!v)
+    return -1;
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return *c;
+  return -1;
+}
+
+int tileCudaCompile(const char *ir, const char *chip, const char *features,
+                    int32_t opt_level, const char *format, char **binary,
+                    int64_t *binary_size, char **metadata, char **error) {
+  std::unique_ptr<MLIRContext> context = makeContext();
+  DiagnosticCollector diagnostics(context.get());
+  OwningOpRef<ModuleOp> module = parse(context.get(), ir);
+  if (!module) {
+    setError(error, diagnostics.take());
+    return 1;
+  }
+  PassManager kernels(context.get());
+  buildTileToGPUKernelsPipeline(kernels, chip);
+  if (failed(kernels.run(*module))) {
+    setError(error, diagnostics.take());
+    return 1;
+  }
+
+  // What a launcher needs: which host arguments each kernel takes, and the
+  // launch shape.
+  llvm::json::Array infos;
+  bool ok = true;
+  module->walk([&](gpu::LaunchFuncOp launch) {
+    auto func = launch->getParentOfType<func::FuncOp>();
+    llvm::json::Array args;
+    for (Value operand : launch.getKernelOperands()) {
+      auto arg = dyn_cast<BlockArgument>(operand);
+      if (!arg || arg.getOwner()->getParentOp() != func) {
+        launch.emitError() << "the kernel needs a value computed on the host; "
+                              "only the function's arguments can be passed";
+        ok = false;
+        return;
+      }
+      args.push_back(static_cast<int64_t>(arg.getArgNumber()));
+    }
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    llvm::json::Object info{
+        {"func", func.getName().str()},
+        {"kernel", launch.getKernelName().getValue().str()},
+        {"module", launch.getKernelModuleName().getValue().str()},
+        {"args", std::move(args)},
+        {"block",
+         llvm::json::Array{constantOf(block.x), constantOf(block.y),
+                           constantOf(block.z)}},
+        {"shared_bytes", constantOf(launch.getDynamicSharedMemorySize()) < 0
+                             ? 0
+                             : constantOf(launch.getDynamicSharedMemorySize())}};
+    if (launch.hasClusterSize()) {
+      gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
+      info["cluster"] = llvm::json::Array{constantOf(cluster.x),
+                                          constantOf(cluster.y),
+                                          constantOf(cluster.z)};
+    } else {
+      info["cluster"] = nullptr;
+    }
+    infos.push_back(std::move(info));
+  });
+  if (!ok) {
+    setError(error, diagnostics.take());
+    return 1;
+  }
+
+  TileToNVVMPipelineOptions options;
+  options.chip = chip;
+  options.features = features;
+  options.optLevel = opt_level;
+  options.format = format;
+  PassManager lower(context.get());
+  buildGPUKernelsToNVVMPipeline(lower, options);
+  if (failed(lower.run(*module))) {
+    setError(error, diagnostics.take());
+    return 1;
+  }
+  // One gpu.binary per kernel module; the launcher loads them one by one.
+  std::string blob;
+  llvm::json::Array binaries;
+  module->walk([&](gpu::BinaryOp bin) {
+    for (Attribute attr : bin.getObjects()) {
+      auto object = cast<gpu::ObjectAttr>(attr);
+      StringRef bytes = object.getObject().getValue();
+      binaries.push_back(llvm::json::Object{
+          {"module", bin.getName().str()},
+          {"offset", static_cast<int64_t>(blob.size())},
+          {"size", static_cast<int64_t>(bytes.size())}});
+      blob += bytes.str();
+    }
+  });
+  llvm::json::Object result{{"kernels", std::move(infos)},
+                            {"binaries", std::move(binaries)}};
+  std::string json;
+  llvm::raw_string_ostream os(json);
+  os << llvm::json::Value(std::move(result));
+  *metadata = copyString(json);
+  *binary = static_cast<char *>(std::malloc(blob.size() + 1));
+  std::memcpy(*binary, blob.data(), blob.size());
+  *binary_size = static_cast<int64_t>(blob.size());
+  return 0;
+}
 
 void tileFreeString(char *str) { std::free(str); }
 

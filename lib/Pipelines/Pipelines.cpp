@@ -5,6 +5,8 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -36,7 +38,42 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
+                                               StringRef chip) {
+  std::string target = chip.str();
+  pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{target}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
+  pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
+  pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+}
+
+void mlir::tile::buildGPUKernelsToNVVMPipeline(
+    OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
+  gpu::GPUToNVVMPipelineOptions nvvm;
+  nvvm.cubinChip = options.chip;
+  nvvm.cubinFeatures = options.features;
+  nvvm.optLevel = options.optLevel;
+  nvvm.cubinFormat = options.format;
+  gpu::buildLowerToNVVMPassPipeline(pm, nvvm);
+}
+
+void mlir::tile::buildTileToNVVMPipeline(
+    OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
+  buildTileToGPUKernelsPipeline(pm, options.chip);
+  buildGPUKernelsToNVVMPipeline(pm, options);
+}
+
 void mlir::tile::registerTilePipelines() {
+  PassPipelineRegistration<TileToNVVMPipelineOptions>(
+      "tile-to-nvvm",
+      "Lower tile IR for NVIDIA GPUs: kernels outlined to gpu.func, lowered "
+      "to NVVM and serialized to PTX or cubin (gpu.binary)",
+      buildTileToNVVMPipeline);
   PassPipelineRegistration<>(
       "tile-to-cpu",
       "Lower tile IR to the LLVM dialect for the host CPU (OpenMP over "

@@ -65,6 +65,13 @@ def lib():
         l.tileCpuGetLLVMIR.restype = ctypes.c_char_p
         l.tileCpuGetLLVMIR.argtypes = [ctypes.c_void_p]
         l.tileCpuDestroy.argtypes = [ctypes.c_void_p]
+        l.tileCudaCompile.restype = ctypes.c_int
+        l.tileCudaCompile.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                      ctypes.c_int32, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.POINTER(ctypes.c_int64),
+                                      ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.POINTER(ctypes.c_void_p)]
         l.tileFreeString.argtypes = [ctypes.c_void_p]
         _lib = l
         return l
@@ -129,3 +136,19 @@ def compile_cpu(ir, library_path):
         return l.tileCpuGetLLVMIR(module).decode()
     finally:
         l.tileCpuDestroy(module)
+
+
+def compile_cuda(ir, chip, fmt="bin", features="+ptx80", opt_level=3):
+    """Compiles tile IR for an NVIDIA GPU: (binary bytes, metadata dict) with
+    the binary a cubin ("bin") or PTX text ("isa")."""
+    import json
+    l = lib()
+    binary, size, meta, err = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_void_p(),
+                               ctypes.c_void_p())
+    if l.tileCudaCompile(ir.encode(), chip.encode(), features.encode(), opt_level, fmt.encode(),
+                         ctypes.byref(binary), ctypes.byref(size), ctypes.byref(meta),
+                         ctypes.byref(err)):
+        raise from_diagnostics(_take(err.value))
+    data = ctypes.string_at(binary.value, size.value)
+    l.tileFreeString(binary.value)
+    return data, json.loads(_take(meta.value))

@@ -4,6 +4,7 @@
 #define TILE_PIPELINES_PIPELINES_H
 
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::tile {
 
@@ -12,7 +13,37 @@ namespace mlir::tile {
 /// (OMP_NUM_THREADS=1 runs them one after another).
 void buildTileToCPUPipeline(OpPassManager &pm);
 
-/// Registers the named pipelines (tile-to-cpu).
+struct TileToNVVMPipelineOptions
+    : public PassPipelineOptions<TileToNVVMPipelineOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU: sm_80 or sm_90a"),
+      llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{
+      *this, "features", llvm::cl::desc("PTX features"),
+      llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{
+      *this, "opt-level", llvm::cl::desc("LLVM optimization level"),
+      llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu-module-to-binary makes: isa (PTX), bin "
+                     "(cubin, with ptxas) or fatbin"),
+      llvm::cl::init("bin")};
+};
+
+/// tile IR -> gpu.launch_func of outlined gpu.func kernels whose only
+/// captures are the function's arguments (first half of tile-to-nvvm).
+void buildTileToGPUKernelsPipeline(OpPassManager &pm, StringRef chip);
+
+/// Outlined kernels -> NVVM -> PTX / cubin in gpu.binary ops (second half).
+void buildGPUKernelsToNVVMPipeline(OpPassManager &pm,
+                                   const TileToNVVMPipelineOptions &options);
+
+/// tile IR -> NVVM, serialized to PTX or cubin.
+void buildTileToNVVMPipeline(OpPassManager &pm,
+                             const TileToNVVMPipelineOptions &options);
+
+/// Registers the named pipelines (tile-to-cpu, tile-to-nvvm).
 void registerTilePipelines();
 
 } // namespace mlir::tile

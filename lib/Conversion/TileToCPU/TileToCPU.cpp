@@ -690,16 +690,20 @@ LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
   for (memref::AllocaOp alloca : allocas)
     rewriter.moveOpBefore(alloca, wsloop);
 
-  // Large ones would overflow the worker's stack (the target allows far
-  // more shared memory than a thread's stack holds): they go to the heap,
-  // still once per worker, freed when it is done.
-  constexpr int64_t kMaxStackBufferBytes = 256 << 10;
+  // Beyond a budget they would overflow the worker's stack (the target
+  // allows far more shared memory than a thread's stack holds): the rest go
+  // to the heap, still once per worker, freed when it is done.
+  constexpr int64_t kStackBudgetBytes = 1 << 20;
+  int64_t stackBytes = 0;
   for (memref::AllocaOp alloca : allocas) {
     MemRefType type = alloca.getType();
     Type elt = type.getElementType();
     int64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
-    if (type.getNumElements() * bits <= kMaxStackBufferBytes * 8)
+    int64_t bytes = (type.getNumElements() * bits + 7) / 8;
+    if (stackBytes + bytes <= kStackBudgetBytes) {
+      stackBytes += bytes;
       continue;
+    }
     rewriter.setInsertionPoint(alloca);
     auto alloc = memref::AllocOp::create(rewriter, alloca.getLoc(), type,
                                          alloca.getAlignmentAttr());

@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -368,7 +369,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     Type cElt = op.getC().getType().getElementType();
     if (a->scope != Scope::Shared || b->scope != Scope::Shared)
       return rewriter.notifyMatchFailure(op, "operands in fragments");
-    if (!(aElt.isF16() || aElt.isBF16()) || aElt != bElt || !cElt.isF32())
+    if (!aElt.isF16() || aElt != bElt || !cElt.isF32())
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
@@ -847,9 +848,55 @@ LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
 // Kernel
 //===----------------------------------------------------------------------===//
 
+/// Recomputes in the kernel the pure host values it uses (index arithmetic
+/// on tensor sizes, constants), so that the kernel only captures the
+/// function's arguments: a launcher then needs nothing but those.
+static void sinkHostComputations(RewriterBase &rewriter, KernelOp kernel) {
+  Block &body = kernel.getBodyBlock();
+  llvm::SetVector<Value> captured;
+  kernel.walk([&](Operation *op) {
+    if (op == kernel.getOperation())
+      return;
+    for (Value operand : op->getOperands())
+      if (!kernel->isAncestor(operand.getParentBlock()->getParentOp()))
+        captured.insert(operand);
+  });
+  IRMapping mapping;
+  std::function<bool(Value)> sinkable = [&](Value v) -> bool {
+    if (isa<BlockArgument>(v))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getNumRegions() != 0 || def->getNumResults() != 1 ||
+        !isMemoryEffectFree(def))
+      return false;
+    return llvm::all_of(def->getOperands(), sinkable);
+  };
+  // Clones go to the start of the body, operands before their users.
+  rewriter.setInsertionPointToStart(&body);
+  std::function<Value(Value)> clone = [&](Value v) -> Value {
+    if (isa<BlockArgument>(v) || mapping.contains(v))
+      return mapping.lookupOrDefault(v);
+    Operation *def = v.getDefiningOp();
+    for (Value operand : def->getOperands())
+      clone(operand);
+    Operation *copy = rewriter.clone(*def, mapping);
+    return copy->getResult(0);
+  };
+  for (Value v : captured) {
+    if (isa<BlockArgument>(v) || !sinkable(v))
+      continue;
+    Value inside = clone(v);
+    rewriter.replaceUsesWithIf(v, inside, [&](OpOperand &use) {
+      return use.getOwner() != kernel.getOperation() &&
+             kernel->isAncestor(use.getOwner());
+    });
+  }
+}
+
 LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
                                             KernelOp kernel) {
   Location loc = kernel.getLoc();
+  sinkHostComputations(rewriter, kernel);
   rewriter.setInsertionPoint(kernel);
   SmallVector<Value> grid =
       getValueOrCreateConstantIndexOp(rewriter, loc, kernel.getMixedGrid());

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _compiler
 from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
-from ..language.parser import translate
+from ..language.parser import translate_with_launch
 from ..runtime import load_bundle
 from . import cache
 
@@ -31,18 +31,31 @@ def _gpu_present():
     return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
 
 
+# The NVIDIA chips the compiler targets; plain "cuda" means the newest.
+_CUDA_ARCHS = {"sm_80": "sm_80", "sm_86": "sm_80", "sm_89": "sm_80", "sm_90": "sm_90a",
+               "sm_90a": "sm_90a"}
+
+
 def resolve_target(target):
-    """The canonical target name: "cpu" (GPU targets arrive with the NVIDIA
-    backend)."""
-    t = (target or "auto").strip()
+    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a". "auto"
+    is CUDA when an NVIDIA GPU is present, else the CPU."""
+    t = " ".join((target or "auto").split())
     if t == "auto":
-        return "cpu"
+        return "cuda:sm_90a" if _gpu_present() else "cpu"
     if t in ("cpu", "llvm", "c"):
         return "cpu"
-    if t.startswith("cuda") or t.startswith("hip"):
+    if t == "cuda":
+        return "cuda:sm_90a"
+    if t.startswith("cuda -arch="):
+        arch = t[len("cuda -arch="):]
+        if arch in _CUDA_ARCHS:
+            return "cuda:" + _CUDA_ARCHS[arch]
+        raise TileCompileError(f"error: unknown CUDA architecture {arch!r}; expected one of "
+                               f"{', '.join(sorted(_CUDA_ARCHS))}")
+    if t.startswith("hip"):
         raise TileCompileError(
-            f"error: target {t!r} is not available in this version of TileMLIR: the GPU "
-            "backends are not built yet; use target='cpu'")
+            f"error: target {t!r} is not available in this version of TileMLIR: the AMD "
+            "backend is not built yet; use target='cuda' or 'cpu'")
     raise TileCompileError(f"error: unknown target {t!r}; expected 'cpu', 'cuda', "
                            "'cuda -arch=sm_80', 'cuda -arch=sm_90a', 'hip -arch=gfx942' or 'auto'")
 
@@ -112,7 +125,7 @@ class JITKernel:
                 else:
                     raise ValueError(f"the size '{d}' of output '{p['name']}' is not fixed by "
                                      "any input")
-            out = np.empty(shape, dtype=_np_dtype(p))
+            out = self._allocate(shape, p, args)
             args[i] = out
             outputs.append(out)
         self.runtime.launch(args)
@@ -120,15 +133,34 @@ class JITKernel:
             return None
         return outputs[0] if len(outputs) == 1 else outputs
 
+    def _allocate(self, shape, param, args):
+        if self.target == "cpu":
+            return np.empty(shape, dtype=_np_dtype(param))
+        import torch
+        from ..language.dtypes import as_dtype
+        device = next((a.device for a in args if isinstance(a, torch.Tensor)), "cuda")
+        dt = as_dtype(param["dtype"])
+        name = {"float8_e4m3": "float8_e4m3fn", "bool": "bool"}.get(dt.name, dt.name)
+        return torch.empty(shape, dtype=getattr(torch, name), device=device)
+
     def get_kernel_source(self):
-        """The final code: LLVM IR for the CPU."""
-        return (self.bundle_dir / "kernel.ll").read_text()
+        """The final code: PTX for CUDA targets, LLVM IR for the CPU."""
+        name = "kernel.ll" if self.target == "cpu" else "kernel.ptx"
+        return (self.bundle_dir / name).read_text()
 
     def get_ir(self, stage="tile"):
-        """The IR after a stage: one of IR_STAGES."""
+        """The IR after a stage: one of IR_STAGES (for CUDA targets the
+        stages run the sm_80 / sm_90a lowering instead of the CPU's)."""
         if stage not in IR_STAGES:
             raise ValueError(f"unknown stage {stage!r}; expected one of {', '.join(IR_STAGES)}")
-        return _compiler.run_pipeline(self.ir, IR_STAGES[stage])
+        pipeline = IR_STAGES[stage]
+        if self.target != "cpu":
+            chip = self.target.split(":")[1]
+            pipeline = pipeline.replace("target=cpu", f"target={chip}").replace(
+                "tile-lower-ops{", "tile-infer-layouts{target=" + chip + "},tile-lower-ops{")
+            if stage == "llvm":
+                pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"
+        return _compiler.run_pipeline(self.ir, pipeline)
 
     def get_profiler(self, tensor_supply_type=None):
         from ..profiler import Profiler
@@ -150,13 +182,60 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         target = resolve_target(target)
     except TileCompileError as e:
         raise at_caller(e) from None
-    ir = translate(func)
+    ir, launch = translate_with_launch(func)
     version = _compiler.version() if _compiler.available() else "runtime-only"
     key = cache.make_key(ir, target, version)
     entry = cache.lookup(key)
     if entry is None:
-        entry = _build_bundle(func, ir, target, key, version)
+        if target == "cpu":
+            entry = _build_bundle(func, ir, target, key, version)
+        else:
+            entry = _build_cuda_bundle(func, ir, launch, target, key, version)
     return JITKernel(func, out_idx, target, ir, entry)
+
+
+def _kernel_args(params, host_args):
+    """The kernel's parameters (the memref descriptor convention: allocated
+    and aligned pointers, offset, sizes, strides) from the host arguments it
+    takes."""
+    out = []
+    for i in host_args:
+        p = params[i]
+        if p["kind"] == "scalar":
+            out.append({"kind": "scalar", "param": i, "dtype": p["dtype"]})
+            continue
+        rank = len(p["shape"])
+        out += [{"kind": "ptr", "param": i}, {"kind": "ptr", "param": i},
+                {"kind": "const", "value": 0}]
+        out += [{"kind": "dim", "param": i, "dim": d} for d in range(rank)]
+        out += [{"kind": "stride", "param": i, "dim": d} for d in range(rank)]
+    return out
+
+
+def _build_cuda_bundle(func, ir, launch, target, key, version):
+    chip = target.split(":")[1]
+    if launch is None:
+        raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
+    if any(g is None for g in launch["grid"]):
+        raise TileCompileError(
+            "error: a grid extent of T.Kernel is computed from values the launcher cannot "
+            "know; on CUDA targets grid extents must be expressions of the tensors' "
+            "dimensions and constants")
+    cubin, meta = _compiler.compile_cuda(ir, chip, "bin")
+    ptx, _ = _compiler.compile_cuda(ir, chip, "isa")
+    kernels = meta["kernels"]
+    if len(kernels) != 1:
+        raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
+    k = kernels[0]
+    params = _params_meta(func)
+    bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "entry": k["kernel"],
+              "params": params, "kernel_args": _kernel_args(params, k["args"]),
+              "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
+              "compiler_version": version}
+    if k.get("cluster"):
+        bundle["cluster"] = k["cluster"]
+    files = {"kernel.cubin": cubin, "kernel.ptx": ptx, "kernel.mlir": ir.encode()}
+    return cache.store(key, bundle, files)
 
 
 def _build_bundle(func, ir, target, key, version):

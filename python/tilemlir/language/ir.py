@@ -35,14 +35,18 @@ class LinExpr:
 
 
 class Value:
-    """An SSA scalar of the kernel (type: an MLIR scalar type string)."""
+    """An SSA scalar of the kernel (type: an MLIR scalar type string). Index
+    values computed from tensor sizes and constants also carry `sym`, the
+    same value as a Python expression over the dynamic dimensions' names, so
+    that a launcher can compute grid sizes without the compiler."""
 
-    __slots__ = ("ssa", "type", "lin")
+    __slots__ = ("ssa", "type", "lin", "sym")
 
-    def __init__(self, ssa, type, lin=None):
+    def __init__(self, ssa, type, lin=None, sym=None):
         self.ssa = ssa
         self.type = type
         self.lin = lin if lin is not None else (LinExpr({ssa: 1}) if type == "index" else None)
+        self.sym = sym
 
     def __repr__(self):
         return f"Value({self.ssa}: {self.type})"

@@ -178,7 +178,7 @@ class Translator:
                         v = self.b.fresh(dim.name)
                         self.b.emit(f"{v} = memref.dim {buf.ssa}, {c.ssa} : {self._param_type(spec)}",
                                     self.loc(self.func_def))
-                        self.dyn_values[id(dim)] = Value(v, "index")
+                        self.dyn_values[id(dim)] = Value(v, "index", sym=dim.name)
                     buf.shape[d] = self.dyn_values[id(dim)]
         for stmt in self.func_def.body:
             self.stmt(stmt)
@@ -236,7 +236,7 @@ class Translator:
     def const_index(self, v, node=None):
         ssa = self.b.fresh("c")
         self.b.emit(f"{ssa} = arith.constant {int(v)} : index", self.loc(node))
-        return Value(ssa, "index", LinExpr({}, int(v)))
+        return Value(ssa, "index", LinExpr({}, int(v)), sym=str(int(v)))
 
     def const(self, v, type, node=None):
         if type == "index":
@@ -530,19 +530,25 @@ class Translator:
             else:
                 raise self.error("threads must be a compile-time integer", call)
         extents = []
+        self.launch = {"grid": [], "threads": threads, "cluster": None}
         for a in args:
             if isinstance(a, int):
                 if a <= 0:
                     raise self.error(f"grid extents must be positive, got {a}", call)
                 extents.append(str(a))
+                self.launch["grid"].append(str(a))
             else:
                 v = self.convert(self.value(a, call, "index"), "index", call)
                 extents.append(v.ssa)
+                # None: not computable from tensor sizes; a GPU launcher
+                # reports it (the CPU does not need it).
+                self.launch["grid"].append(v.sym)
         names = ["bx", "by", "bz"][:len(args)]
         ssas = [self.b.fresh(n) for n in names]
         head = f"tile.kernel ({', '.join(ssas)}) in ({', '.join(extents)}) threads({threads})"
         if cluster is not None:
             cl = list(cluster)[:len(args)]
+            self.launch["cluster"] = cl + [1] * (3 - len(cl))
             head += f" cluster({', '.join(str(c) for c in cl)})"
         self.b.open(head)
         self.push("kernel")
@@ -859,7 +865,11 @@ class Translator:
                     lin = la.add(lb, -1)
                 elif name == "mul" and (la.constant() is not None or lb.constant() is not None):
                     lin = lb.scale(la.constant()) if la.constant() is not None else la.scale(lb.constant())
-        return Value(ssa, t, lin)
+        sym = None
+        pyop = {"add": "+", "sub": "-", "mul": "*", "div": "//", "floordiv": "//"}.get(name)
+        if t == "index" and pyop and va.sym is not None and vb.sym is not None:
+            sym = f"({va.sym} {pyop} {vb.sym})"
+        return Value(ssa, t, lin, sym)
 
     _CMP = {ast.Lt: ("slt", "olt", operator.lt), ast.LtE: ("sle", "ole", operator.le),
             ast.Gt: ("sgt", "ogt", operator.gt), ast.GtE: ("sge", "oge", operator.ge),
@@ -1443,3 +1453,12 @@ def _float_bits(t):
 def translate(prim_func):
     """The tile IR text of a T.prim_func."""
     return Translator(prim_func).translate()
+
+
+def translate_with_launch(prim_func):
+    """(tile IR text, launch) where launch has the kernel's "grid" as Python
+    expressions over the dynamic dimensions (None where not computable),
+    "threads" and "cluster"; launch is None without a T.Kernel."""
+    t = Translator(prim_func)
+    ir = t.translate()
+    return ir, getattr(t, "launch", None)

@@ -14,6 +14,7 @@ A CUDA bundle's `bundle.json` has:
         {"kind": "dim", "param": i, "dim": d}        i64 size of dimension d
         {"kind": "stride", "param": i, "dim": d}     i64 stride, in elements
         {"kind": "scalar", "param": i, "dtype": t}   scalar i as type t
+        {"kind": "const", "value": v}                i64 constant (a memref offset)
         {"kind": "tma", "param": i, "box": [...], "swizzle": 0|32|64|128,
          "elem_dtype": t}                            a CUtensorMap, by value
     "grid": ["(N + 127) // 128", ...] (1 to 3 expressions), "block": [x, y, z],
@@ -838,6 +839,10 @@ class CudaKernel:
 
     def _compile_arg(self, i, a, where):
         kind = a.get("kind")
+        if kind == "const":
+            if not isinstance(a.get("value"), int):
+                raise ValueError(f"{where}: kernel argument {i} (const) needs an integer value")
+            return dict(a)
         p_index = a.get("param")
         if not isinstance(p_index, int) or not 0 <= p_index < len(self.params):
             raise ValueError(f"{where}: kernel argument {i} names parameter {p_index!r}, which "
@@ -951,6 +956,9 @@ class CudaKernel:
         returned by _collect: tensors wrapped, scalars as they are)."""
         out = []
         for i, a in enumerate(self._args):
+            if a["kind"] == "const":
+                out.append(ctypes.c_int64(a["value"]))
+                continue
             v = values[a["param"]]
             p = self.params[a["param"]]
             if v is None:

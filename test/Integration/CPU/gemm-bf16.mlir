@@ -3,6 +3,9 @@
 // for transpose_b); nn / tn store bf16, nt / tt store f32. 64x128x64
 // tiles: 200x328x136 and 1x257x95 (MxNxK) hang over the tile edges,
 // 128x256x128 is a multiple of the tiles.
+// One call of @gemm_bf16_all runs the four kernels on the 3 shapes (one
+// compilation); shape s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
 // RUN: tile-run %s --entry=gemm_bf16_all --seed=1 \
 // RUN:   --arg=bf16:200x136 --arg=bf16:136x328 --arg=bf16:136x200 --arg=bf16:328x136 --arg=bf16:200x328:poison --arg=bf16:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison \
 // RUN:   --arg=bf16:1x95 --arg=bf16:95x257 --arg=bf16:95x1 --arg=bf16:257x95 --arg=bf16:1x257:poison --arg=bf16:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison \

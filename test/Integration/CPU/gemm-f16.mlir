@@ -3,6 +3,9 @@
 // for transpose_b); nn / tn store f16, nt / tt store f32. 128x128x32
 // tiles: 200x328x136 and 1x257x95 (MxNxK) hang over the tile edges,
 // 256x384x64 is a multiple of the tiles.
+// One call of @gemm_f16_all runs the four kernels on the 3 shapes (one
+// compilation); shape s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
 // RUN: tile-run %s --entry=gemm_f16_all --seed=1 \
 // RUN:   --arg=f16:200x136 --arg=f16:136x328 --arg=f16:136x200 --arg=f16:328x136 --arg=f16:200x328:poison --arg=f16:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison \
 // RUN:   --arg=f16:1x95 --arg=f16:95x257 --arg=f16:95x1 --arg=f16:257x95 --arg=f16:1x257:poison --arg=f16:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison \

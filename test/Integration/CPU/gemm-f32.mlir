@@ -2,6 +2,9 @@
 // transpose combinations (A stored [K, M] for transpose_a, B stored [N, K]
 // for transpose_b), 64x64x16 tiles: shapes (MxNxK) 200x328x136 and 1x257x95
 // hang over the tile edges, 128x192x48 is a multiple of the tiles.
+// One call of @gemm_f32_all runs the four kernels on the 3 shapes (one
+// compilation); shape s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
 // RUN: tile-run %s --entry=gemm_f32_all --seed=1 \
 // RUN:   --arg=f32:200x136 --arg=f32:136x328 --arg=f32:136x200 --arg=f32:328x136 --arg=f32:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison --arg=f32:200x328:poison \
 // RUN:   --arg=f32:1x95 --arg=f32:95x257 --arg=f32:95x1 --arg=f32:257x95 --arg=f32:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison --arg=f32:1x257:poison \

@@ -1,6 +1,9 @@
 // GEMM i8 x i8 -> i32 (integers in [-8, 8], compared exactly), all four
 // transpose combinations, 64x64x32 tiles: 200x328x136 and 1x257x95 (MxNxK)
 // hang over the tile edges, 128x128x64 is a multiple of the tiles.
+// One call of @gemm_i8_all runs the four kernels on the 3 shapes (one
+// compilation); shape s has arguments 8s .. 8s + 7: A [M, K], B [K, N],
+// At [K, M], Bt [N, K], then the outputs of nn, tn, nt, tt.
 // RUN: tile-run %s --entry=gemm_i8_all --seed=1 \
 // RUN:   --arg=i8:200x136 --arg=i8:136x328 --arg=i8:136x200 --arg=i8:328x136 --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison --arg=i32:200x328:poison \
 // RUN:   --arg=i8:1x95 --arg=i8:95x257 --arg=i8:95x1 --arg=i8:257x95 --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison --arg=i32:1x257:poison \

@@ -1,0 +1,69 @@
+"""Runs the bundles of build_bundles.py on a GPU: checks each against torch
+on random data, then times it side by side with torch (cuBLAS).
+
+    python3 benchmark/gpu/run_bundles.py .bundles
+
+Needs torch and triton (for do_bench) and the pure-Python runtime
+(python/tilemlir/runtime); not the compiler."""
+
+import json
+import pathlib
+import sys
+
+import torch
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "python"))
+
+from tilemlir.runtime import load_bundle  # noqa: E402
+
+
+def bench(fn):
+    import triton.testing
+    return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+
+def run_gemm(bundle_dir, entry):
+    kernel = load_bundle(bundle_dir)
+    dt = getattr(torch, entry["dtype"])
+    m, n, k = entry["M"], entry["N"], entry["K"]
+    a_shape = (k, m) if entry["trans_A"] else (m, k)
+    b_shape = (n, k) if entry["trans_B"] else (k, n)
+    a = torch.randn(a_shape, device="cuda", dtype=dt)
+    b = torch.randn(b_shape, device="cuda", dtype=dt)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    op_a = a.t() if entry["trans_A"] else a
+    op_b = b.t() if entry["trans_B"] else b
+    ref = op_a.float() @ op_b.float()
+    err = ((c.float() - ref).norm() / ref.norm()).item()
+    ok = err < 1e-2 and not torch.isnan(c).any().item()
+    ours = bench(lambda: kernel(a, b, c))
+    theirs = bench(lambda: torch.matmul(op_a, op_b))
+    flops = 2 * m * n * k
+    return ok, err, flops / ours / 1e9, flops / theirs / 1e9
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".bundles")
+    index = json.loads((root / "index.json").read_text())
+    print(f"GPU: {torch.cuda.get_device_name()}")
+    print(f"{'kernel':32s} {'check':6s} {'rel err':>9s} {'ours TF/s':>10s} "
+          f"{'cuBLAS TF/s':>12s} {'ratio':>6s}")
+    failures = 0
+    for entry in index:
+        try:
+            ok, err, ours, theirs = run_gemm(root / entry["name"], entry)
+        except Exception as e:  # noqa: BLE001 - report and continue
+            print(f"{entry['name']:32s} ERROR {type(e).__name__}: {e}")
+            failures += 1
+            continue
+        failures += not ok
+        print(f"{entry['name']:32s} {'ok' if ok else 'FAIL':6s} {err:9.2e} {ours:10.1f} "
+              f"{theirs:12.1f} {ours / theirs:6.3f}")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
