@@ -6,6 +6,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -48,6 +49,9 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // The lowering brackets every shared-memory writer with barriers; drop
+  // those no conflicting access needs.
+  pm.addNestedPass<func::FuncOp>(createGpuEliminateBarriers());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
 }

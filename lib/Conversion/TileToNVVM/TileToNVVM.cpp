@@ -332,19 +332,121 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     CopyEnd dst(rewriter, loc, dstBuffer, op.getMixedTargetOffsets(),
                 op.getTargetSizes());
     barrier(rewriter, loc);
-    buildThreadStridedLoop(
-        rewriter, loc, numElements(tile), getThreads(op),
-        [&](OpBuilder &b, Location l, Value linear) {
-          SmallVector<Value> tileIdx = delinearize(b, l, linear, tile);
-          if (op.getTileShape().empty())
-            tileIdx.clear();
-          SmallVector<Value> si = src.indices(b, l, tileIdx);
-          SmallVector<Value> di = dst.indices(b, l, tileIdx);
-          Value v = loadSourceElement(b, l, src, si, pad, dstElt);
-          storeTargetElement(b, l, dst, di, v);
-        });
+    if (failed(emitVectorCopy(rewriter, op, src, dst, tile, pad, dstElt)))
+      buildThreadStridedLoop(
+          rewriter, loc, numElements(tile), getThreads(op),
+          [&](OpBuilder &b, Location l, Value linear) {
+            SmallVector<Value> tileIdx = delinearize(b, l, linear, tile);
+            if (op.getTileShape().empty())
+              tileIdx.clear();
+            SmallVector<Value> si = src.indices(b, l, tileIdx);
+            SmallVector<Value> di = dst.indices(b, l, tileIdx);
+            Value v = loadSourceElement(b, l, src, si, pad, dstElt);
+            storeTargetElement(b, l, dst, di, v);
+          });
     barrier(rewriter, loc);
     rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// The copy in 16-byte vectors: thread t moves chunks t, t + T, ... of
+  /// `vec` elements along the tile's last dimension. A chunk that is inside
+  /// the global tensor and 16-byte aligned moves with one vector load and
+  /// store; others (tensor edges, odd row lengths) element by element.
+  /// Fails (emitting nothing) when the copy's shape does not allow it.
+  static LogicalResult emitVectorCopy(PatternRewriter &rewriter, CopyOp op,
+                                      CopyEnd &src, CopyEnd &dst,
+                                      ArrayRef<int64_t> tile, Value pad,
+                                      Type dstElt) {
+    Location loc = op.getLoc();
+    if (op.getTileShape().empty() || src.global == dst.global)
+      return failure();
+    CopyEnd &global = src.global ? src : dst;
+    Type srcElt = src.type.getElementType();
+    int64_t bits = global.type.getElementTypeBitWidth();
+    if (bits % 8 != 0 || bits > 128 || srcElt.getIntOrFloatBitWidth() != bits)
+      return failure();
+    int64_t vec = 128 / bits;
+    int64_t inner = tile.back();
+    if (inner % vec != 0 || !global.type.getLayout().isIdentity() ||
+        !dst.type.getLayout().isIdentity() || !src.type.getLayout().isIdentity() ||
+        src.tileDims.back() != src.type.getRank() - 1 ||
+        dst.tileDims.back() != dst.type.getRank() - 1)
+      return failure();
+    int64_t rank = global.type.getRank();
+
+    // Whether the global tensor's rows and base are 16-byte aligned.
+    Value zero = indexConst(rewriter, loc, 0);
+    Value vecC = indexConst(rewriter, loc, vec);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+        rewriter, loc, global.buffer);
+    Value aligned = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(rewriter, loc, base,
+                               indexConst(rewriter, loc, 16)),
+        zero);
+    Value lastDim = memref::DimOp::create(rewriter, loc, global.buffer, rank - 1);
+    if (rank > 1)
+      aligned = arith::AndIOp::create(
+          rewriter, loc, aligned,
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                arith::RemUIOp::create(rewriter, loc, lastDim,
+                                                       vecC),
+                                zero));
+
+    SmallVector<int64_t> chunks(tile);
+    chunks.back() = inner / vec;
+    auto vecType = VectorType::get({vec}, srcElt);
+    buildThreadStridedLoop(
+        rewriter, loc, numElements(chunks), getThreads(op),
+        [&](OpBuilder &b, Location l, Value linear) {
+          SmallVector<Value> tileIdx = delinearize(b, l, linear, chunks);
+          tileIdx.back() = arith::MulIOp::create(b, l, tileIdx.back(),
+                                                 indexConst(b, l, vec));
+          SmallVector<Value> si = src.indices(b, l, tileIdx);
+          SmallVector<Value> di = dst.indices(b, l, tileIdx);
+          SmallVector<Value> &gi = src.global ? si : di;
+          // Whole chunk inside the tensor, and aligned.
+          Value fast = aligned;
+          for (int64_t d = 0; d < rank - 1; ++d)
+            fast = arith::AndIOp::create(
+                b, l, fast,
+                arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::ult, gi[d],
+                    memref::DimOp::create(b, l, global.buffer, d)));
+          Value end = arith::AddIOp::create(b, l, gi.back(), vecC);
+          fast = arith::AndIOp::create(
+              b, l, fast,
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ule, end,
+                                    lastDim));
+          fast = arith::AndIOp::create(
+              b, l, fast,
+              arith::CmpIOp::create(
+                  b, l, arith::CmpIPredicate::eq,
+                  arith::RemUIOp::create(b, l, gi.back(), vecC), zero));
+          scf::IfOp::create(
+              b, l, fast,
+              [&](OpBuilder &tb, Location tl) {
+                Value v = vector::LoadOp::create(tb, tl, vecType, src.buffer,
+                                                 si, false, llvm::Align(16));
+                v = convertElements(tb, tl, v, dstElt);
+                vector::StoreOp::create(tb, tl, v, dst.buffer, di, false,
+                                        llvm::Align(16));
+                scf::YieldOp::create(tb, tl);
+              },
+              [&](OpBuilder &eb, Location el) {
+                for (int64_t e = 0; e < vec; ++e) {
+                  SmallVector<Value> se = si, de = di;
+                  se.back() = arith::AddIOp::create(eb, el, se.back(),
+                                                    indexConst(eb, el, e));
+                  de.back() = arith::AddIOp::create(eb, el, de.back(),
+                                                    indexConst(eb, el, e));
+                  Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
+                  storeTargetElement(eb, el, dst, de, v);
+                }
+                scf::YieldOp::create(eb, el);
+              });
+        });
     return success();
   }
 };
@@ -427,22 +529,65 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         std::swap(idx[0], idx[1]);
       return memref::LoadOp::create(rewriter, loc, b->memref, idx);
     };
-    auto pairType = VectorType::get({2}, aElt);
-    auto pair = [&](Value x, Value y) -> Value {
-      return vector::FromElementsOp::create(rewriter, loc, pairType,
-                                            ValueRange{x, y});
-    };
     auto aType = VectorType::get({4, 2}, aElt);
     auto bType = VectorType::get({2, 2}, aElt);
     auto cType = VectorType::get({2, 2}, cElt);
+
+    // ldmatrix reads 8x8 blocks whose rows are 16-byte aligned: shared
+    // tiles with rows of a multiple of 8 halves. Other shapes load the
+    // fragments element by element.
+    bool useLdMatrix = op.getA().getType().getShape()[1] % 8 == 0 &&
+                       op.getB().getType().getShape()[1] % 8 == 0;
+    Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane,
+                                            indexConst(rewriter, loc, 8));
+    Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane,
+                                             indexConst(rewriter, loc, 16));
+    // (lane / 16) * 8 and ((lane / 8) mod 2) * 8: which 8x8 block a lane
+    // addresses in an x4 ldmatrix.
+    Value laneHi8 = arith::MulIOp::create(
+        rewriter, loc,
+        arith::DivUIOp::create(rewriter, loc, lane,
+                               indexConst(rewriter, loc, 16)),
+        indexConst(rewriter, loc, 8));
+    Value laneMid8 = arith::MulIOp::create(
+        rewriter, loc,
+        arith::RemUIOp::create(
+            rewriter, loc,
+            arith::DivUIOp::create(rewriter, loc, lane,
+                                   indexConst(rewriter, loc, 8)),
+            indexConst(rewriter, loc, 2)),
+        indexConst(rewriter, loc, 8));
+    auto ldmatrix = [&](Value memref, Value row, Value col, bool transpose,
+                        int64_t tiles, VectorType type) -> Value {
+      return nvgpu::LdMatrixOp::create(rewriter, loc, type, memref,
+                                       ValueRange{row, col},
+                                       rewriter.getBoolAttr(transpose),
+                                       rewriter.getI32IntegerAttr(tiles));
+    };
 
     for (int64_t ks = 0; ks < k / 16; ++ks) {
       Value k0 = add(laneMod4x2, ks * 16);
       Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
       SmallVector<Value> aFrags, bFrags;
       for (int64_t am = 0; am < atomsM; ++am) {
-        Value r0 = add(arith::AddIOp::create(rewriter, loc, warpRow, laneDiv4),
-                       am * 16);
+        Value m0 = add(warpRow, am * 16);
+        if (useLdMatrix) {
+          // Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
+          // (m 8-15, k 8-15): the a0..a7 order of mma.sync.
+          if (!op.getTransposeA())
+            aFrags.push_back(ldmatrix(
+                a->memref, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
+                add(laneHi8, ks * 16), false, 4, aType));
+          else
+            aFrags.push_back(ldmatrix(
+                a->memref,
+                add(arith::AddIOp::create(rewriter, loc, laneMod8, laneHi8),
+                    ks * 16),
+                arith::AddIOp::create(rewriter, loc, m0, laneMid8), true, 4,
+                aType));
+          continue;
+        }
+        Value r0 = arith::AddIOp::create(rewriter, loc, m0, laneDiv4);
         Value r8 = add(r0, 8);
         SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
                                 loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
@@ -451,8 +596,24 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
             vector::FromElementsOp::create(rewriter, loc, aType, e));
       }
       for (int64_t an = 0; an < atomsN; ++an) {
-        Value col =
-            add(arith::AddIOp::create(rewriter, loc, warpCol, laneDiv4), an * 8);
+        Value n0 = add(warpCol, an * 8);
+        if (useLdMatrix) {
+          // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
+          Value frag;
+          if (!op.getTransposeB())
+            frag = ldmatrix(b->memref,
+                            add(arith::AddIOp::create(rewriter, loc, laneMod8,
+                                                      laneMid8),
+                                ks * 16),
+                            n0, true, 2, bType);
+          else
+            frag = ldmatrix(b->memref,
+                            arith::AddIOp::create(rewriter, loc, n0, laneMod8),
+                            add(laneMid8, ks * 16), false, 2, bType);
+          bFrags.push_back(frag);
+          continue;
+        }
+        Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);
         SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
                                 loadB(k9, col)};
         bFrags.push_back(
@@ -480,7 +641,6 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         }
       }
     }
-    (void)pair;
     rewriter.eraseOp(op);
     return success();
   }

@@ -228,7 +228,8 @@ def _build_cuda_bundle(func, ir, launch, target, key, version):
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
     k = kernels[0]
     params = _params_meta(func)
-    bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "entry": k["kernel"],
+    bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "ptx": "kernel.ptx",
+              "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
               "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
               "compiler_version": version}

@@ -8,6 +8,7 @@ A CUDA bundle's `bundle.json` has:
 
     "target": "cuda", "arch": "sm_90a",
     "binary": "kernel.cubin" (or a .ptx file), "entry": "<kernel symbol>",
+    optional "ptx": "kernel.ptx" (loaded when the cubin is for another GPU),
     "params": [{"name", "kind": "tensor"|"scalar", "dtype", "shape": [int|name]}],
     "kernel_args": what the kernel function takes, in order:
         {"kind": "ptr", "param": i}                  device pointer of tensor i
@@ -1021,7 +1022,16 @@ class CudaKernel:
             fn = self._functions.get(ctx)
             if fn is None:
                 detail = f" (bundle {self.path}, binary {self.meta['binary']}, arch {self.arch})"
-                module = drv.module_load_data(self.image, detail)
+                try:
+                    module = drv.module_load_data(self.image, detail)
+                except RuntimeError as e:
+                    # A cubin runs only on its own architecture; the bundle's
+                    # PTX (if any) is compiled by the driver for this GPU.
+                    ptx = self.meta.get("ptx")
+                    if "NO_BINARY_FOR_GPU" not in str(e) or not ptx:
+                        raise
+                    module = drv.module_load_data((self.path / ptx).read_bytes(),
+                                                  f" (bundle {self.path}, {ptx})")
                 try:
                     fn = drv.module_get_function(module, self.entry)
                     if self.shared_bytes > STATIC_SHARED_LIMIT:
