@@ -778,10 +778,6 @@ def test_runtime_cuda_does_not_import_the_compiler():
         assert m not in mods, f"importing tilemlir.runtime.cuda imported {m}"
 
 
-@pytest.mark.xfail(strict=True, reason="tilemlir/__init__.py imports tilemlir.jit, which "
-                   "imports tilemlir._compiler (the module, not the C++ library), so any "
-                   "`import tilemlir.<anything>` loads it; fixing that needs lazy imports in "
-                   "tilemlir/__init__.py")
 def test_import_tilemlir_runtime_cuda_does_not_import_the_compiler():
     mods = _imports_after("import sys, tilemlir.runtime.cuda; print(' '.join(sys.modules))")
     assert "tilemlir._compiler" not in mods

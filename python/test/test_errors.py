@@ -289,15 +289,15 @@ def test_unknown_target(tiny):
     assert_located(e, "target-unknown")
 
 
-@pytest.mark.parametrize("target", ["cuda", "cuda -arch=sm_90a", "hip -arch=gfx942"])
+@pytest.mark.parametrize("target", ["hip", "hip -arch=gfx942"])
 def test_gpu_target_not_available(tiny, target):
     with pytest.raises(TileCompileError, match="not available") as e:
         tilemlir.compile(tiny, target=target)  # <target-cuda>
-    assert_located(e, "target-cuda", "target='cpu'")
+    assert_located(e, "target-cuda", "target='cuda' or 'cpu'")
 
 
 def test_gpu_target_through_jit():
-    @tilemlir.jit(out_idx=[-1], target="cuda")
+    @tilemlir.jit(out_idx=[-1], target="hip")
     def factory(N):
         @T.prim_func
         def k(A: T.Tensor((N,), "float32")):

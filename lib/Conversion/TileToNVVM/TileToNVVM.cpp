@@ -363,6 +363,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       return failure();
     CopyEnd &global = src.global ? src : dst;
     Type srcElt = src.type.getElementType();
+    if (!srcElt.isIntOrFloat() || !global.type.getElementType().isIntOrFloat())
+      return failure();
     int64_t bits = global.type.getElementTypeBitWidth();
     if (bits % 8 != 0 || bits > 128 || srcElt.getIntOrFloatBitWidth() != bits)
       return failure();
@@ -929,7 +931,11 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
           indexConst(rewriter, loc, sharedBytes), ValueRange{});
       rewriter.setInsertionPoint(op);
       lowered(op, view, nullptr);
-      sharedBytes += (type.getNumElements() * type.getElementTypeBitWidth() + 7) / 8;
+      // index elements are stored as 64-bit integers.
+      int64_t bits = type.getElementType().isIndex()
+                         ? 64
+                         : type.getElementType().getIntOrFloatBitWidth();
+      sharedBytes += (type.getNumElements() * bits + 7) / 8;
     } else if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
       auto layout =
           frag->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName());

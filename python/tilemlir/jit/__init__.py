@@ -8,12 +8,18 @@ import tempfile
 
 import numpy as np
 
-from .. import _compiler
 from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
 from ..language.parser import translate_with_launch
 from ..runtime import load_bundle
 from . import cache
+
+def _compiler():
+    """The compiler bridge, imported on first use: loading bundles through
+    tilemlir.runtime must not import it."""
+    from .. import _compiler as bridge
+    return bridge
+
 
 # Stages of get_ir(stage): the pass pipeline that produces each.
 IR_STAGES = {
@@ -160,7 +166,7 @@ class JITKernel:
                 "tile-lower-ops{", "tile-infer-layouts{target=" + chip + "},tile-lower-ops{")
             if stage == "llvm":
                 pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"
-        return _compiler.run_pipeline(self.ir, pipeline)
+        return _compiler().run_pipeline(self.ir, pipeline)
 
     def get_profiler(self, tensor_supply_type=None):
         from ..profiler import Profiler
@@ -183,7 +189,7 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch = translate_with_launch(func)
-    version = _compiler.version() if _compiler.available() else "runtime-only"
+    version = _compiler().version() if _compiler().available() else "runtime-only"
     key = cache.make_key(ir, target, version)
     entry = cache.lookup(key)
     if entry is None:
@@ -221,8 +227,8 @@ def _build_cuda_bundle(func, ir, launch, target, key, version):
             "error: a grid extent of T.Kernel is computed from values the launcher cannot "
             "know; on CUDA targets grid extents must be expressions of the tensors' "
             "dimensions and constants")
-    cubin, meta = _compiler.compile_cuda(ir, chip, "bin")
-    ptx, _ = _compiler.compile_cuda(ir, chip, "isa")
+    cubin, meta = _compiler().compile_cuda(ir, chip, "bin")
+    ptx, _ = _compiler().compile_cuda(ir, chip, "isa")
     kernels = meta["kernels"]
     if len(kernels) != 1:
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
@@ -242,7 +248,7 @@ def _build_cuda_bundle(func, ir, launch, target, key, version):
 def _build_bundle(func, ir, target, key, version):
     with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
         so = pathlib.Path(tmp) / "kernel.so"
-        llvm_ir = _compiler.compile_cpu(ir, so)
+        llvm_ir = _compiler().compile_cpu(ir, so)
         files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
                  "kernel.mlir": ir.encode()}
     meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",

@@ -14,6 +14,11 @@ std::optional<WarpPartition>
 mlir::tile::getWarpPartition(int64_t m, int64_t n, int64_t warps,
                              GemmWarpPolicy policy, int64_t atomM,
                              int64_t atomN) {
+  // No warp at all (a block of fewer than 32 threads) or a degenerate atom:
+  // nothing to partition, and the divisibility checks below would divide
+  // by zero.
+  if (warps <= 0 || atomM <= 0 || atomN <= 0)
+    return std::nullopt;
   auto fits = [&](int64_t wm, int64_t wn) {
     return wm * wn == warps && m % (atomM * wm) == 0 && n % (atomN * wn) == 0;
   };
