@@ -94,19 +94,31 @@ SmallVector<Value> indicesOfRegister(OpBuilder &b, Location loc,
   return indices;
 }
 
-/// True when register `reg` of thread `tid` holds an element: registers past
-/// the end of a layout that does not divide evenly (cyclic) hold none.
+/// The tile indices (a copy's region without unit dims) of a fragment
+/// element's `indices`.
+SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
+                                 ArrayRef<int64_t> shape) {
+  SmallVector<Value> tile;
+  for (auto [index, size] : llvm::zip(indices, shape))
+    if (size != 1)
+      tile.push_back(index);
+  return tile;
+}
+
+/// True when register `reg` of thread `tid` holds an element: with the
+/// cyclic layout of a tile whose size the thread count does not divide,
+/// register r of thread t holds element r * T + t only while that is in the
+/// tile. Null when every register holds one.
 Value registerHoldsElement(OpBuilder &b, Location loc,
-                           FragmentLayoutAttr layout, ArrayRef<Value> indices) {
+                           FragmentLayoutAttr layout, Value tid, int64_t reg) {
   int64_t elements = 1;
   for (int64_t d : layout.getShape())
     elements *= d;
   if (elements % layout.getThreads() == 0)
     return nullptr;
-  Value first = indices.front();
   return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, first,
-      indexConst(b, loc, layout.getShape().front()));
+      b, loc, arith::CmpIPredicate::ult, tid,
+      indexConst(b, loc, elements - reg * layout.getThreads()));
 }
 
 int64_t numElements(ArrayRef<int64_t> shape) {
@@ -284,12 +296,13 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                                   ValueRange{reg});
           continue;
         }
-        SmallVector<Value> tileIdx =
+        SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
         buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, layout, tileIdx),
+                registerHoldsElement(rewriter, loc, layout, tid, r),
                 [&](OpBuilder &b, Location l) {
-                  SmallVector<Value> idx = dst.indices(b, l, tileIdx);
+                  SmallVector<Value> idx = dst.indices(
+                      b, l, tileIndicesOf(fragIdx, layout.getShape()));
                   storeTargetElement(b, l, dst, idx, value);
                 });
       }
@@ -312,13 +325,14 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         barrier(rewriter, loc);
       Value tid = threadId(rewriter, loc);
       for (int64_t r = 0; r < dstStorage->numRegisters; ++r) {
-        SmallVector<Value> tileIdx =
+        SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
         Value reg = indexConst(rewriter, loc, r);
         buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, layout, tileIdx),
+                registerHoldsElement(rewriter, loc, layout, tid, r),
                 [&](OpBuilder &b, Location l) {
-                  SmallVector<Value> idx = src.indices(b, l, tileIdx);
+                  SmallVector<Value> idx = src.indices(
+                      b, l, tileIndicesOf(fragIdx, layout.getShape()));
                   Value v = loadSourceElement(b, l, src, idx, pad, dstElt);
                   memref::StoreOp::create(b, l, v, dstBuffer, ValueRange{reg});
                 });
@@ -756,7 +770,7 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
       for (int64_t r = 0; r < regs; ++r) {
         SmallVector<Value> indices =
             indicesOfRegister(rewriter, loc, layout, tid, r);
-        Value holds = registerHoldsElement(rewriter, loc, layout, indices);
+        Value holds = registerHoldsElement(rewriter, loc, layout, tid, r);
         if (!holds) {
           cloneBody(rewriter, indices, r);
           continue;
@@ -863,7 +877,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
         SmallVector<Value> tileIdx =
             indicesOfRegister(rewriter, loc, value->layout, tid, r);
         buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, value->layout, tileIdx),
+                registerHoldsElement(rewriter, loc, value->layout, tid, r),
                 [&](OpBuilder &b, Location l) {
                   Value v = memref::LoadOp::create(
                       b, l, value->memref, ValueRange{indexConst(b, l, r)});
@@ -1074,17 +1088,12 @@ LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
   Value shared =
       arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
                                    sharedAttr ? sharedAttr.getInt() : 0);
-  Value clusterX, clusterY, clusterZ;
-  if (std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster()) {
-    SmallVector<int64_t> dims(*cluster);
-    dims.resize(3, 1);
-    clusterX = indexConst(rewriter, loc, dims[0]);
-    clusterY = indexConst(rewriter, loc, dims[1]);
-    clusterZ = indexConst(rewriter, loc, dims[2]);
-  }
-  auto launch = gpu::LaunchOp::create(
-      rewriter, loc, grid[0], grid[1], grid[2], threads, one, one, shared,
-      nullptr, {}, {}, {}, clusterX, clusterY, clusterZ);
+  if (kernel.getCluster())
+    return kernel.emitOpError()
+           << "uses thread-block clusters, which the NVIDIA lowering does not "
+              "support yet; remove cluster(...)";
+  auto launch = gpu::LaunchOp::create(rewriter, loc, grid[0], grid[1], grid[2],
+                                      threads, one, one, shared);
   Block &launchBody = launch.getBody().front();
   rewriter.setInsertionPointToEnd(&launchBody);
   auto terminator = gpu::TerminatorOp::create(rewriter, loc);
