@@ -29,15 +29,34 @@ GEMMS = [
 ]
 
 
+# Tile configurations tried at 4096^3 (sm_90a): block_M, block_N, block_K,
+# threads.
+SWEEP = [(128, 128, 32, 128), (128, 128, 32, 256), (128, 128, 64, 256), (128, 256, 32, 256),
+         (256, 128, 32, 256), (64, 128, 32, 128), (128, 64, 64, 128)]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=".bundles")
     parser.add_argument("--archs", nargs="+", default=["sm_80", "sm_90a"])
+    parser.add_argument("--sweep", action="store_true",
+                        help="also compile the tile-configuration sweep at 4096^3")
     args = parser.parse_args()
     out = pathlib.Path(args.out)
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     index = []
+    if args.sweep:
+        for bm, bn, bk, threads in SWEEP:
+            prim = kernels.gemm(4096, 4096, 4096, block_M=bm, block_N=bn, block_K=bk,
+                                threads=threads)
+            kernel = tilemlir.compile(prim, out_idx=[2], target="cuda -arch=sm_90a")
+            full = f"sweep_{bm}x{bn}x{bk}_t{threads}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "gemm", "M": 4096, "N": 4096, "K": 4096,
+                          "trans_A": False, "trans_B": False, "dtype": "float16",
+                          "arch": "sm_90a"})
+            print(f"{full:32s} compiled")
     for arch in args.archs:
         for name, m, n, k, ta, tb, dtype in GEMMS:
             start = time.perf_counter()

@@ -23,7 +23,7 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
-def run_gemm(bundle_dir, entry):
+def run_gemm(bundle_dir, entry, timed=True):
     kernel = load_bundle(bundle_dir)
     dt = getattr(torch, entry["dtype"])
     m, n, k = entry["M"], entry["N"], entry["K"]
@@ -39,6 +39,8 @@ def run_gemm(bundle_dir, entry):
     ref = op_a.float() @ op_b.float()
     err = ((c.float() - ref).norm() / ref.norm()).item()
     ok = err < 1e-2 and not torch.isnan(c).any().item()
+    if not timed:
+        return ok, err, 0.0, 1.0
     ours = bench(lambda: kernel(a, b, c))
     theirs = bench(lambda: torch.matmul(op_a, op_b))
     flops = 2 * m * n * k
@@ -46,15 +48,23 @@ def run_gemm(bundle_dir, entry):
 
 
 def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".bundles")
+    import argparse
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("root", nargs="?", default=".bundles")
+    parser.add_argument("--only", help="run only the bundle of this name")
+    parser.add_argument("--no-bench", action="store_true", help="check only (for sanitizers)")
+    args = parser.parse_args()
+    root = pathlib.Path(args.root)
     index = json.loads((root / "index.json").read_text())
+    if args.only:
+        index = [e for e in index if e["name"] == args.only]
     print(f"GPU: {torch.cuda.get_device_name()}")
     print(f"{'kernel':32s} {'check':6s} {'rel err':>9s} {'ours TF/s':>10s} "
           f"{'cuBLAS TF/s':>12s} {'ratio':>6s}")
     failures = 0
     for entry in index:
         try:
-            ok, err, ours, theirs = run_gemm(root / entry["name"], entry)
+            ok, err, ours, theirs = run_gemm(root / entry["name"], entry, not args.no_bench)
         except Exception as e:  # noqa: BLE001 - report and continue
             print(f"{entry['name']:32s} ERROR {type(e).__name__}: {e}")
             failures += 1
