@@ -707,7 +707,7 @@ def main():
     parser.add_argument("--pipeline", action="append", default=None,
                         help="run only these pipelines (repeatable; '' is "
                              "parse + verify). Default: all of them when "
-                             "fuzzing; parse + verify and two passes with "
+                             "fuzzing; parse + verify and --tile-to-cpu with "
                              "--check-corpus, whose inputs never get past "
                              "the verifier (--all-pipelines for all)")
     parser.add_argument("--exclude-pipeline", action="append", default=[],
@@ -746,8 +746,8 @@ def main():
     if args.pipeline is not None:
         pipelines = list(args.pipeline)
     elif args.check_corpus and not args.all_pipelines:
-        pipelines = ["", "--canonicalize --cse",
-                     "--tile-verify-target=target=sm_80"]
+        # Parse + verify alone, and with every dialect a lowering loads.
+        pipelines = ["", "--tile-to-cpu"]
     else:
         pipelines = discover_pipelines(tile_opt)
     for pattern in args.exclude_pipeline:
