@@ -109,6 +109,14 @@ CopyEnd::CopyEnd(OpBuilder &b, Location loc, Value buffer,
       tileDims.push_back(d);
 }
 
+CopyEnd CopyEnd::forShape(ArrayRef<int64_t> sizes) {
+  CopyEnd end;
+  for (auto [d, size] : llvm::enumerate(sizes))
+    if (size != 1)
+      end.tileDims.push_back(d);
+  return end;
+}
+
 SmallVector<Value> CopyEnd::indices(OpBuilder &b, Location loc,
                                     ValueRange ivs) {
   SmallVector<Value> idx = offsets;

@@ -37,10 +37,13 @@ struct CopyEnd {
   MemRefType type;
   SmallVector<Value> offsets;
   SmallVector<int64_t> tileDims;
-  bool global;
+  bool global = false;
 
+  CopyEnd() = default;
   CopyEnd(OpBuilder &b, Location loc, Value buffer,
           ArrayRef<OpFoldResult> mixedOffsets, ArrayRef<int64_t> sizes);
+  /// Only the dim mapping of a region of `sizes` (no buffer, no offsets).
+  static CopyEnd forShape(ArrayRef<int64_t> sizes);
 
   /// Buffer indices of the tile element at `ivs` (tile dims [0, ivs.size())).
   SmallVector<Value> indices(OpBuilder &b, Location loc, ValueRange ivs);

@@ -261,10 +261,6 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     Value dstBuffer = dstStorage ? dstStorage->memref : op.getTarget();
     Type srcElt = op.getSource().getType().getElementType();
     Type dstElt = op.getTarget().getType().getElementType();
-    Value pad = op.getPad()
-                    ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
-                          .getResult()
-                    : zeroOf(rewriter, loc, srcElt);
     SmallVector<int64_t> tile = op.getTileShape();
     if (tile.empty())
       tile.push_back(1);
@@ -312,15 +308,22 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       return success();
     }
 
+    // Checked before anything is created: a pattern that fails must leave
+    // the IR as it found it.
+    if (dstScope == Scope::Fragment &&
+        op.getTarget().getType().getShape() !=
+            ArrayRef<int64_t>(op.getTargetSizes()))
+      return rewriter.notifyMatchFailure(op, "part of a fragment");
     CopyEnd src(rewriter, loc, srcBuffer, op.getMixedSourceOffsets(),
                 op.getSourceSizes());
+    Value pad = op.getPad()
+                    ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
+                          .getResult()
+                    : zeroOf(rewriter, loc, srcElt);
 
     // Into a fragment: each thread loads the elements it will hold.
     if (dstScope == Scope::Fragment) {
       FragmentLayoutAttr layout = dstStorage->layout;
-      if (op.getTarget().getType().getShape() !=
-              ArrayRef<int64_t>(op.getTargetSizes()))
-        return rewriter.notifyMatchFailure(op, "part of a fragment");
       if (srcScope == Scope::Shared)
         barrier(rewriter, loc);
       Value tid = threadId(rewriter, loc);
@@ -388,6 +391,15 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         !dst.type.getLayout().isIdentity() || !src.type.getLayout().isIdentity() ||
         src.tileDims.back() != src.type.getRank() - 1 ||
         dst.tileDims.back() != dst.type.getRank() - 1)
+      return failure();
+    // The shared side's chunks are 16-byte aligned only when its rows are a
+    // whole number of chunks and the region starts on a chunk (its base is
+    // 128-byte aligned).
+    CopyEnd &shared = src.global ? dst : src;
+    std::optional<int64_t> sharedCol =
+        getConstantIntValue(shared.offsets.back());
+    if ((shared.type.getRank() > 1 && shared.type.getShape().back() % vec) ||
+        !sharedCol || *sharedCol % vec)
       return failure();
     int64_t rank = global.type.getRank();
 
@@ -843,6 +855,13 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
     Value buffer = targetStorage ? targetStorage->memref : target;
     Type elt = target.getType().getElementType();
     arith::AtomicRMWKind kind = isa<FloatType>(elt) ? floatKind : intKind;
+    // Checked before anything is created: a pattern that fails must leave
+    // the IR as it found it.
+    auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
+    std::optional<Storage> value =
+        tileType ? getStorage(op.getValue()) : std::nullopt;
+    if (tileType && (!value || value->scope == Scope::Local))
+      return rewriter.notifyMatchFailure(op, "value tile");
     SmallVector<Value> offsets =
         getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
     SmallVector<int64_t> allDims =
@@ -862,15 +881,11 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
         idx.push_back(arith::AddIOp::create(b, l, o, i));
       return idx;
     };
-    auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
     if (!tileType) {
       update(rewriter, loc, op.getValue(), offsets);
       rewriter.eraseOp(op);
       return success();
     }
-    std::optional<Storage> value = getStorage(op.getValue());
-    if (!value || value->scope == Scope::Local)
-      return rewriter.notifyMatchFailure(op, "value tile");
     if (value->scope == Scope::Fragment) {
       Value tid = threadId(rewriter, loc);
       for (int64_t r = 0; r < value->numRegisters; ++r) {
@@ -903,6 +918,334 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
 };
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Software pipeline: cp.async into multi-buffered shared memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A copy of a pipelined loop that loads the next iterations' tiles ahead:
+/// global to a whole shared buffer, in 16-byte chunks.
+struct Producer {
+  CopyOp copy;
+  Value view;      // the shared buffer's storage
+  Value stages;    // num_stages copies of it: memref<S x shape>
+  int64_t vec;     // elements per 16-byte chunk
+};
+
+/// `v` as computed in the iteration whose induction variable is `iv`
+/// (clones the pure ops of the loop body it depends on).
+Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
+                       Value iv, IRMapping &mapping) {
+  if (v == loop.getInductionVar())
+    return iv;
+  if (mapping.contains(v))
+    return mapping.lookup(v);
+  Operation *def = v.getDefiningOp();
+  if (!def || !loop->isAncestor(def))
+    return v;
+  for (Value operand : def->getOperands())
+    valueAtIteration(rewriter, operand, loop, iv, mapping);
+  return rewriter.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// True when `v` depends, inside `loop`, only on pure ops and the
+/// induction variable.
+bool computableAhead(Value v, PipelinedOp loop) {
+  if (v == loop.getInductionVar())
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return !loop->isAncestor(v.getParentBlock()->getParentOp());
+  if (!loop->isAncestor(def))
+    return true;
+  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(),
+                      [&](Value o) { return computableAhead(o, loop); });
+}
+
+/// The producer of `copy`, if it can be issued ahead with cp.async.
+std::optional<Producer> asProducer(CopyOp copy, PipelinedOp loop) {
+  std::optional<Storage> dst = getStorage(copy.getTarget());
+  if (!isGlobal(copy.getSource().getType()) || !dst ||
+      dst->scope != Scope::Shared || copy.getPad())
+    return std::nullopt;
+  MemRefType srcType = copy.getSource().getType();
+  MemRefType dstType = copy.getTarget().getType();
+  Type elt = srcType.getElementType();
+  if (elt != dstType.getElementType() || !elt.isIntOrFloat() ||
+      !srcType.getLayout().isIdentity() ||
+      ArrayRef<int64_t>(copy.getTargetSizes()) != dstType.getShape() ||
+      llvm::any_of(copy.getStaticTargetOffsets(),
+                   [](int64_t o) { return o != 0; }))
+    return std::nullopt;
+  int64_t bits = elt.getIntOrFloatBitWidth();
+  if (bits % 8 != 0 || 128 % bits != 0)
+    return std::nullopt;
+  int64_t vec = 128 / bits;
+  SmallVector<int64_t> tile = copy.getTileShape();
+  CopyEnd probe = CopyEnd::forShape(copy.getSourceSizes());
+  if (tile.empty() || tile.back() % vec != 0 ||
+      dstType.getShape().back() % vec != 0 ||
+      dstType.getShape().back() != tile.back() ||
+      probe.tileDims.back() != srcType.getRank() - 1)
+    return std::nullopt;
+  for (Value offset : copy.getSourceOffsets())
+    if (!computableAhead(offset, loop))
+      return std::nullopt;
+  // The buffer must be written by this copy alone and read in the loop only.
+  Value buffer = copy.getTarget();
+  for (Operation *user : buffer.getUsers()) {
+    if (!loop->isAncestor(user))
+      return std::nullopt;
+    if (user == copy.getOperation())
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!effects)
+      return std::nullopt;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffectsOnValue(buffer, list);
+    if (llvm::any_of(list, [](auto &e) {
+          return isa<MemoryEffects::Write>(e.getEffect());
+        }))
+      return std::nullopt;
+  }
+  return Producer{copy, dst->memref, nullptr, vec};
+}
+
+/// Issues the cp.async copies of `producer` for the iteration `iv` into
+/// stage `stage` (an index value): thread t takes chunks t, t + T, ...
+/// Chunks partly outside the tensor copy what is inside and zero the rest
+/// (cp.async's source size); chunks that are not 16-byte aligned in global
+/// memory are copied element by element.
+void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
+                   const Producer &producer, Value iv, Value stage,
+                   int64_t threads) {
+  CopyOp copy = producer.copy;
+  IRMapping mapping;
+  mapping.map(loop.getInductionVar(), iv);
+  SmallVector<OpFoldResult> offsets;
+  for (OpFoldResult ofr : copy.getMixedSourceOffsets()) {
+    if (auto v = dyn_cast<Value>(ofr))
+      offsets.push_back(valueAtIteration(rewriter, v, loop, iv, mapping));
+    else
+      offsets.push_back(ofr);
+  }
+  CopyEnd src(rewriter, loc, copy.getSource(), offsets, copy.getSourceSizes());
+  MemRefType srcType = copy.getSource().getType();
+  int64_t rank = srcType.getRank(), vec = producer.vec;
+  ArrayRef<int64_t> shape = copy.getTarget().getType().getShape();
+  SmallVector<int64_t> chunks(shape);
+  chunks.back() /= vec;
+
+  Value zero = indexConst(rewriter, loc, 0);
+  Value vecC = indexConst(rewriter, loc, vec);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                              src.buffer);
+  Value lastDim = memref::DimOp::create(rewriter, loc, src.buffer, rank - 1);
+  Value aligned = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(rewriter, loc, base, indexConst(rewriter, loc, 16)),
+      zero);
+  if (rank > 1)
+    aligned = arith::AndIOp::create(
+        rewriter, loc, aligned,
+        arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(rewriter, loc, lastDim, vecC), zero));
+  Type elt = srcType.getElementType();
+  buildThreadStridedLoop(
+      rewriter, loc, numElements(chunks), threads,
+      [&](OpBuilder &b, Location l, Value linear) {
+        SmallVector<Value> tileIdx = delinearize(b, l, linear, chunks);
+        tileIdx.back() =
+            arith::MulIOp::create(b, l, tileIdx.back(), indexConst(b, l, vec));
+        SmallVector<Value> dstIdx = {stage};
+        dstIdx.append(tileIdx.begin(), tileIdx.end());
+        // The tile's indices address the buffer's non-unit dims; the
+        // buffer's own unit dims are indexed 0.
+        SmallVector<Value> si = src.indices(b, l, tileIndicesOf(tileIdx, shape));
+        Value rowsOk = Value();
+        for (int64_t d = 0; d < rank - 1; ++d) {
+          Value ok = arith::CmpIOp::create(
+              b, l, arith::CmpIPredicate::ult, si[d],
+              memref::DimOp::create(b, l, src.buffer, d));
+          rowsOk = rowsOk ? arith::AndIOp::create(b, l, rowsOk, ok).getResult()
+                          : ok;
+        }
+        Value col = si.back();
+        Value fast = arith::AndIOp::create(
+            b, l, aligned,
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq,
+                                  arith::RemUIOp::create(b, l, col, vecC),
+                                  zero));
+        scf::IfOp::create(
+            b, l, fast,
+            [&](OpBuilder &tb, Location tl) {
+              // Elements in the tensor: min(max(dim - col, 0), vec), none
+              // when the row is outside (then read from row 0, col 0).
+              Value left = arith::SubIOp::create(tb, tl, lastDim, col);
+              Value inside = arith::CmpIOp::create(
+                  tb, tl, arith::CmpIPredicate::ult, col, lastDim);
+              Value count = arith::SelectOp::create(
+                  tb, tl, inside,
+                  arith::MinUIOp::create(tb, tl, left, vecC).getResult(), zero);
+              SmallVector<Value> safe = si;
+              if (rowsOk) {
+                count = arith::SelectOp::create(tb, tl, rowsOk, count, zero);
+                for (int64_t d = 0; d < rank - 1; ++d)
+                  safe[d] = arith::SelectOp::create(tb, tl, rowsOk, si[d], zero);
+              }
+              safe.back() = arith::SelectOp::create(tb, tl, inside, col, zero);
+              nvgpu::DeviceAsyncCopyOp::create(
+                  tb, tl, producer.stages, dstIdx, src.buffer, safe,
+                  tb.getIndexAttr(vec), count, tb.getUnitAttr());
+              scf::YieldOp::create(tb, tl);
+            },
+            [&](OpBuilder &eb, Location el) {
+              Value pad = zeroOf(eb, el, elt);
+              for (int64_t e = 0; e < vec; ++e) {
+                SmallVector<Value> se = si, de = dstIdx;
+                Value off = indexConst(eb, el, e);
+                se.back() = arith::AddIOp::create(eb, el, se.back(), off);
+                de.back() = arith::AddIOp::create(eb, el, de.back(), off);
+                Value v = loadSourceElement(eb, el, src, se, pad, elt);
+                memref::StoreOp::create(eb, el, v, producer.stages, de);
+              }
+              scf::YieldOp::create(eb, el);
+            });
+      });
+}
+
+} // namespace
+
+/// Pipelines `loop` when its global -> shared copies can run ahead:
+/// each such buffer gets num_stages copies; num_stages - 1 iterations of
+/// copies are issued before the loop; each iteration waits for its own
+/// group (cp.async.wait_group num_stages - 2), synchronizes, issues the
+/// copies of the iteration num_stages - 1 ahead into the stage the previous
+/// iteration read, and computes on its stage. The loop is left with
+/// num_stages = 1: its remaining ops lower as usual.
+static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
+                                int64_t &sharedBytes) {
+  int64_t numStages = loop.getNumStages();
+  if (numStages < 2)
+    return;
+  SmallVector<Producer> producers;
+  for (Operation &op : loop.getBodyBlock().without_terminator())
+    if (auto copy = dyn_cast<CopyOp>(op))
+      if (std::optional<Producer> p = asProducer(copy, loop))
+        producers.push_back(*p);
+  if (producers.empty())
+    return;
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  int64_t threads = getThreads(loop);
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto kernel = loop->getParentOfType<KernelOp>();
+
+  // Stage buffers, after the kernel's other shared buffers.
+  rewriter.setInsertionPointToStart(&kernel.getBodyBlock());
+  for (Producer &p : producers) {
+    MemRefType type = p.copy.getTarget().getType();
+    SmallVector<int64_t> shape = {numStages};
+    shape.append(type.getShape().begin(), type.getShape().end());
+    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+    auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
+    p.stages = memref::ViewOp::create(
+        rewriter, loc,
+        MemRefType::get(shape, type.getElementType(),
+                        MemRefLayoutAttrInterface(), workgroup),
+        base, indexConst(rewriter, loc, sharedBytes), ValueRange{});
+    sharedBytes += numStages * type.getNumElements() *
+                   type.getElementTypeBitWidth() / 8;
+  }
+
+  Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
+  // Prologue: the copies of iterations 0 .. num_stages - 2, a group each.
+  rewriter.setInsertionPoint(loop);
+  Value lastGroup;
+  for (int64_t s = 0; s + 1 < numStages; ++s) {
+    Value iv = arith::AddIOp::create(
+        rewriter, loc, lower,
+        arith::MulIOp::create(rewriter, loc, step,
+                              indexConst(rewriter, loc, s)));
+    Value inRange = arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::slt, iv, upper);
+    scf::IfOp::create(rewriter, loc, inRange, [&](OpBuilder &b, Location l) {
+      for (const Producer &p : producers)
+        issueProducer(rewriter, l, loop, p, iv, indexConst(rewriter, l, s),
+                      threads);
+      scf::YieldOp::create(b, l);
+    });
+    lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
+  }
+
+  // Steady state.
+  Block &body = loop.getBodyBlock();
+  rewriter.setInsertionPointToStart(&body);
+  Value k = loop.getInductionVar();
+  Value iteration = arith::DivUIOp::create(
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, k, lower), step);
+  Value sC = indexConst(rewriter, loc, numStages);
+  Value stage = arith::RemUIOp::create(rewriter, loc, iteration, sC);
+  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, lastGroup,
+                                   rewriter.getI32IntegerAttr(numStages - 2));
+  barrier(rewriter, loc);
+  Value ahead = arith::AddIOp::create(
+      rewriter, loc, k,
+      arith::MulIOp::create(rewriter, loc, step,
+                            indexConst(rewriter, loc, numStages - 1)));
+  Value aheadStage = arith::RemUIOp::create(
+      rewriter, loc,
+      arith::AddIOp::create(rewriter, loc, iteration,
+                            indexConst(rewriter, loc, numStages - 1)),
+      sC);
+  Value aheadInRange = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::slt, ahead, upper);
+  scf::IfOp::create(rewriter, loc, aheadInRange, [&](OpBuilder &b, Location l) {
+    for (const Producer &p : producers)
+      issueProducer(rewriter, l, loop, p, ahead, aheadStage, threads);
+    scf::YieldOp::create(b, l);
+  });
+  nvgpu::DeviceAsyncCreateGroupOp::create(
+      rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
+  // The loop reads this iteration's stage where it read the buffer.
+  for (Producer &p : producers) {
+    MemRefType type = p.copy.getTarget().getType();
+    int64_t rank = type.getRank();
+    SmallVector<OpFoldResult> offsets = {stage};
+    SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
+    SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
+    for (int64_t d = 0; d < rank; ++d) {
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
+    }
+    auto subType = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+        type.getShape(), cast<MemRefType>(p.stages.getType()), offsets, sizes,
+        strides));
+    Value sub = memref::SubViewOp::create(rewriter, loc, subType, p.stages,
+                                          offsets, sizes, strides);
+    auto view = UnrealizedConversionCastOp::create(rewriter, loc, type, sub);
+    view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    Value buffer = p.copy.getTarget();
+    rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+      return loop->isAncestor(use.getOwner()) &&
+             use.getOwner() != p.copy.getOperation();
+    });
+    rewriter.eraseOp(p.copy);
+  }
+  loop.setNumStages(1);
+
+  // Drain the empty groups the last iterations committed.
+  rewriter.setInsertionPointAfter(loop);
+  nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, lastGroup,
+                                   rewriter.getI32IntegerAttr(0));
+}
 
 //===----------------------------------------------------------------------===//
 // Buffers
@@ -972,6 +1315,10 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       lowered(op, array, nullptr);
     }
   }
+  SmallVector<PipelinedOp> loops;
+  kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
+  for (PipelinedOp loop : loops)
+    pipelineWithCpAsync(rewriter, loop, sharedBytes);
   kernel->setAttr(getSharedBytesAttrName(),
                   rewriter.getI64IntegerAttr(sharedBytes));
   return success();

@@ -30,7 +30,14 @@ FailureOr<FragmentLayoutAttr> inferLayout(AllocFragmentOp alloc,
                                           int64_t threads) {
   FragmentLayoutAttr chosen;
   Operation *anchor = nullptr;
-  for (Operation *user : alloc->getUsers()) {
+  // The users in program order (use lists are not), so that a conflict
+  // names the earlier requirement first.
+  SmallVector<Operation *> users;
+  alloc->getParentOfType<KernelOp>().walk([&](Operation *op) {
+    if (llvm::is_contained(op->getOperands(), alloc.getResult()))
+      users.push_back(op);
+  });
+  for (Operation *user : users) {
     FragmentLayoutAttr candidate;
     if (auto pin = dyn_cast<AnnotateLayoutOp>(user)) {
       candidate = dyn_cast<FragmentLayoutAttr>(pin.getLayout());
