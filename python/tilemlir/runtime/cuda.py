@@ -78,6 +78,7 @@ CU_TENSOR_MAP_FLOAT_OOB_FILL = {"none": 0, "nan": 1, "nan_request_zero_fma": 1}
 
 CU_TENSOR_MAP_NUM_QWORDS = 16
 TENSOR_MAP_ALIGN = 128      # cuda.h 13.0 declares alignas(128); the docs ask for 64
+CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
 STATIC_SHARED_LIMIT = 48 * 1024   # above this a kernel must opt in to dynamic shared memory
 
 
@@ -175,6 +176,7 @@ _SIGNATURES = {
     "cuModuleGetFunction": [_P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_char_p],
     "cuModuleUnload": [ctypes.c_void_p],
     "cuFuncSetAttribute": [ctypes.c_void_p, ctypes.c_int, ctypes.c_int],
+    "cuFuncGetAttribute": [ctypes.POINTER(ctypes.c_int), ctypes.c_int, ctypes.c_void_p],
     "cuLaunchKernel": [ctypes.c_void_p, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint, _c_uint,
                        _c_uint, ctypes.c_void_p, _P(ctypes.c_void_p), _P(ctypes.c_void_p)],
     "cuLaunchKernelEx": [_P(CUlaunchConfig), ctypes.c_void_p, _P(ctypes.c_void_p),
@@ -329,6 +331,12 @@ class Driver:
         self._call("cuModuleGetFunction", ctypes.byref(fn), module, name.encode(),
                    what=f"cuModuleGetFunction({name!r})")
         return fn.value or 0
+
+    def func_get_attribute(self, func, attr):
+        value = ctypes.c_int()
+        self._call("cuFuncGetAttribute", ctypes.byref(value), ctypes.c_int(attr),
+                   ctypes.c_void_p(func))
+        return value.value
 
     def func_set_attribute(self, func, attr, value):
         self._call("cuFuncSetAttribute", func, attr, value,
@@ -1034,7 +1042,10 @@ class CudaKernel:
                                                   f" (bundle {self.path}, {ptx})")
                 try:
                     fn = drv.module_get_function(module, self.entry)
-                    if self.shared_bytes > STATIC_SHARED_LIMIT:
+                    # The opt-in covers static plus dynamic shared memory.
+                    static = (drv.func_get_attribute(fn, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+                              if self.shared_bytes and hasattr(drv, "func_get_attribute") else 0)
+                    if self.shared_bytes + static > STATIC_SHARED_LIMIT:
                         drv.func_set_attribute(
                             fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                             self.shared_bytes)

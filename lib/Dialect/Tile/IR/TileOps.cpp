@@ -568,6 +568,15 @@ static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
 }
 
 LogicalResult CopyOp::verify() {
+  // ODS checks that operandSegmentSizes adds up, not that the single
+  // operands get exactly one value each; getSource() / getTarget() read out
+  // of their segment otherwise.
+  unsigned numSources = getODSOperandIndexAndLength(0).second;
+  unsigned numTargets = getODSOperandIndexAndLength(2).second;
+  if (numSources != 1 || numTargets != 1)
+    return emitOpError() << "operandSegmentSizes must give one source and "
+                            "one target buffer, got "
+                         << numSources << " and " << numTargets;
   MemRefType sourceType = getSource().getType();
   MemRefType targetType = getTarget().getType();
   if (failed(verifyElementType(*this, "source", sourceType)) ||

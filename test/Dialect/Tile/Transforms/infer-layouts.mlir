@@ -1,0 +1,200 @@
+// tile-infer-layouts: the register layout each tile.alloc_fragment gets in
+// its `tile.layout` attribute. On the NVIDIA targets a gemm accumulator gets
+// the accumulator layout of mma.sync m16n8k16 for the gemm's shape, warp
+// count and policy; a layout pinned with tile.annotate_layout is kept; other
+// fragments get the cyclic layout (element e on thread e mod T, register
+// e floordiv T). The CPU keeps fragments without a layout. Every diagnostic
+// of the pass is checked in the second part.
+//
+// RUN: rm -rf %t && split-file %s %t
+//
+// Layouts: the same on sm_80 and sm_90a; the CPU changes nothing.
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90A
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=cpu | FileCheck %s --check-prefix=CPU
+// RUN: tile-opt %t/layouts.mlir -split-input-file --pass-pipeline='builtin.module(tile-infer-layouts{target=sm_80})' | FileCheck %s --check-prefixes=CHECK,SM80
+//
+// Diagnostics: each NVIDIA target, an unknown target.
+// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/unknown-target.mlir --tile-infer-layouts=target=sm_70 -verify-diagnostics
+// A failing layout fails the pass (and tile-opt) without -verify-diagnostics.
+// RUN: not tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FAIL
+// FAIL: error: 'tile.alloc_fragment' op has conflicting layouts
+// FAIL: note: first required here
+// FAIL: note: then required here
+
+//--- layouts.mlir
+
+// One warp, one 16x8 atom: lane = (row mod 8) * 4 + col / 2, register
+// (row / 8) * 2 + col mod 2; the inverse walks (thread, register) back.
+// CHECK-LABEL: func.func @one_warp_16x8
+// CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>} : memref<16x8xf32, #tile.scope<fragment>>
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[C]] :
+// CPU-LABEL: func.func @one_warp_16x8
+// CPU: tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
+func.func @one_warp_16x8() {
+  tile.kernel (%bx) in (1) threads(32) {
+    %As = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// 128x128 over 4 warps. square: 2x2 warps of 64x64 (warp = (row / 64) * 2 +
+// col / 64, 8 atoms along N per warp); full_row: 4x1 warps of 32x128;
+// full_col: 1x4 warps of 128x32. Shared and local buffers get no layout.
+// CHECK-LABEL: func.func @policies_128x128
+// CHECK-NOT: tile.alloc_shared {
+// CHECK: %[[SQ:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[128, 128], threads = 128, (d0, d1) -> (((d0 floordiv 64) * 2 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 64) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 2) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.scope<fragment>>
+// CHECK: %[[ROW:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[128, 128], threads = 128, (d0, d1) -> ((d0 floordiv 32 + d1 floordiv 128) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 32) floordiv 16) * 16 + (d1 mod 128) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 32 + (d1 floordiv 64) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d1 floordiv 4) mod 16) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.scope<fragment>>
+// CHECK: %[[COL:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[128, 128], threads = 128, (d0, d1) -> (((d0 floordiv 128) * 4 + d1 floordiv 32) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 128) floordiv 16) * 4 + (d1 mod 32) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 128 + (d1 floordiv 16) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 32 + ((d1 floordiv 4) mod 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_local : memref<4xf32, #tile.scope<local>>
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[SQ]] :
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[ROW]] {policy = #tile.policy<full_row>}
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[COL]] {policy = #tile.policy<full_col>}
+// CPU-LABEL: func.func @policies_128x128
+// CPU-NOT: tile.layout
+// CPU: tile.gemm
+func.func @policies_128x128() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %As = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<32x128xf16, #tile.scope<shared>>
+    %Sq = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %Row = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %Col = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %L = tile.alloc_local : memref<4xf32, #tile.scope<local>>
+    tile.gemm %As, %Bs, %Sq : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %Row {policy = #tile.policy<full_row>} : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %Col {policy = #tile.policy<full_col>} : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// square picks the most balanced warp tile the shape allows: 64x256 over 4
+// warps is 1x4 warps of 64x64, not 2x2 warps of 32x128.
+// CHECK-LABEL: func.func @square_64x256
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64, 256], threads = 128, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<64x256xf32, #tile.scope<fragment>>
+func.func @square_64x256() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %As = tile.alloc_shared : memref<64x16xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x256xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x256xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C : memref<64x16xf16, #tile.scope<shared>>, memref<16x256xf16, #tile.scope<shared>>, memref<64x256xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// full_row needs M to be a multiple of 16 per warp: 32 rows over 4 warps
+// do not split, and the policy falls back to square (1x4 warps of 32x32).
+// The layout does not depend on transposed operands.
+// CHECK-LABEL: func.func @full_row_fallback
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32, 128], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 4 + d1 floordiv 32) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 32) floordiv 16) * 4 + (d1 mod 32) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 32 + (d1 floordiv 16) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 32 + ((d1 floordiv 4) mod 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<32x128xf32, #tile.scope<fragment>>
+// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_a, transpose_b}
+func.func @full_row_fallback() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %As = tile.alloc_shared : memref<32x32xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<32x128xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C {policy = #tile.policy<full_row>, transpose_a, transpose_b} : memref<32x32xf16, #tile.scope<shared>>, memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// 8 warps: 128x256 square is 2x4 warps of 64x64.
+// CHECK-LABEL: func.func @eight_warps
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[128, 256], threads = 256, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x256xf32, #tile.scope<fragment>>
+func.func @eight_warps() {
+  tile.kernel (%bx, %by) in (2, 2) threads(256) {
+    %As = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<32x256xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<128x256xf32, #tile.scope<fragment>>
+    tile.clear %C : memref<128x256xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C {clear_accum} : memref<128x32xf16, #tile.scope<shared>>, memref<32x256xf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// Fragments that are no gemm's accumulator are cyclic: element e (row-major)
+// on thread e mod T, register e floordiv T. A tile smaller than the block
+// leaves threads without elements (the inverse wraps around; the lowering
+// guards those registers). A fragment gemm operand (A) is no anchor.
+// CHECK-LABEL: func.func @cyclic
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 mod 128, d0 floordiv 128), inverse = (d0, d1) -> (d0 mod 64)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[16, 32], threads = 128, (d0, d1) -> ((d0 * 32 + d1) mod 128, (d0 * 32 + d1) floordiv 128), inverse = (d0, d1) -> ((d1 * 4 + d0 floordiv 32) mod 16, d0 mod 32)>} : memref<16x32xf16, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[4, 8, 16], threads = 128, (d0, d1, d2) -> ((d0 * 128 + d1 * 16 + d2) mod 128, (d0 * 128 + d1 * 16 + d2) floordiv 128), inverse = (d0, d1) -> (d1 mod 4, (d0 floordiv 16) mod 8, d0 mod 16)>} : memref<4x8x16xf32, #tile.scope<fragment>>
+// CHECK: %[[A:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 16], threads = 128, (d0, d1) -> ((d0 * 16 + d1) mod 128, (d0 * 16 + d1) floordiv 128), inverse = (d0, d1) -> ((d1 * 8 + d0 floordiv 16) mod 64, d0 mod 16)>} : memref<64x16xf16, #tile.scope<fragment>>
+// CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
+// CHECK: tile.gemm %[[A]], %{{.*}}, %[[C]] :
+func.func @cyclic(%x: f32) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %F = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %G = tile.alloc_fragment : memref<16x32xf16, #tile.scope<fragment>>
+    %H = tile.alloc_fragment : memref<4x8x16xf32, #tile.scope<fragment>>
+    %A = tile.alloc_fragment : memref<64x16xf16, #tile.scope<fragment>>
+    %Bs = tile.alloc_shared : memref<16x64xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    tile.fill %F, %x : memref<64xf32, #tile.scope<fragment>>, f32
+    tile.gemm %A, %Bs, %C : memref<64x16xf16, #tile.scope<fragment>>, memref<16x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// A pinned layout is kept as written (with or without an inverse, with
+// replicas), and the annotation stays for the lowering. A pin equal to the
+// accumulator layout of the fragment's gemm does not conflict with it.
+// CHECK-LABEL: func.func @pinned
+// CHECK: %[[P:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: %[[Q:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>} : memref<16xf32, #tile.scope<fragment>>
+// CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>} : memref<16x8xf32, #tile.scope<fragment>>
+// CHECK: tile.annotate_layout %[[P]] layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>)
+// CHECK: tile.annotate_layout %[[Q]] layout(#tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>)
+// CHECK: tile.annotate_layout %[[C]] layout(
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[C]] :
+// CPU-LABEL: func.func @pinned
+// CPU: tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+func.func @pinned() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %P = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %Q = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    tile.annotate_layout %P layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
+    tile.annotate_layout %Q layout(#tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>) : memref<16xf32, #tile.scope<fragment>>
+  }
+  tile.kernel (%bx) in (1) threads(32) {
+    %As = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
+    tile.annotate_layout %C layout(#tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>) : memref<16x8xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// The pass is idempotent: an existing tile.layout is recomputed to the same.
+// CHECK-LABEL: func.func @rerun
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
+// CPU-LABEL: func.func @rerun
+// CPU: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
+func.func @rerun(%x: f32) {
+  tile.kernel (%bx) in (1) threads(32) {
+    %F = tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), replicate = 1, inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
+    tile.fill %F, %x : memref<32xf32, #tile.scope<fragment>>, f32
+  }
+  return
+}
