@@ -47,7 +47,10 @@ struct Storage {
   Scope scope;
   FragmentLayoutAttr layout;   // fragments only
   int64_t numRegisters = 0;    // fragments only
+  int64_t swizzleChunks = 0;   // swizzled 2-d shared buffers: 16-byte chunks per row
 };
+
+constexpr StringLiteral kSwizzleAttr = "tile.swizzle_chunks";
 
 std::optional<Storage> getStorage(Value buffer) {
   auto castOp = buffer.getDefiningOp<UnrealizedConversionCastOp>();
@@ -60,7 +63,33 @@ std::optional<Storage> getStorage(Value buffer) {
     s.layout = layout;
     s.numRegisters = cast<MemRefType>(s.memref.getType()).getNumElements();
   }
+  if (auto chunks = castOp->getAttrOfType<IntegerAttr>(kSwizzleAttr))
+    s.swizzleChunks = chunks.getInt();
   return s;
+}
+
+/// The physical column of element (row, col) of a swizzled 2-d shared
+/// buffer: the 16-byte chunk of the column is XORed with a function of the
+/// row so that 8 consecutive rows read at the same column (an 8x8 ldmatrix
+/// block, or the cp.async writes) fall in 8 different bank groups.
+Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
+                     Value row, Value col) {
+  int64_t chunks = storage.swizzleChunks;
+  if (chunks == 0)
+    return col;
+  auto type = cast<MemRefType>(storage.memref.getType());
+  int64_t perChunk = 128 / type.getElementTypeBitWidth();
+  int64_t rowsPerGroup = std::max<int64_t>(1, 8 / chunks);
+  Value perChunkC = indexConst(b, loc, perChunk);
+  Value chunk = arith::DivUIOp::create(b, loc, col, perChunkC);
+  Value within = arith::RemUIOp::create(b, loc, col, perChunkC);
+  Value key = arith::RemUIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, row, indexConst(b, loc, rowsPerGroup)),
+      indexConst(b, loc, std::min<int64_t>(chunks, 8)));
+  Value physical = arith::XOrIOp::create(b, loc, chunk, key);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, physical, perChunkC), within);
 }
 
 int64_t getThreads(Operation *op) {
@@ -126,6 +155,37 @@ int64_t numElements(ArrayRef<int64_t> shape) {
   for (int64_t d : shape)
     n *= d;
   return n;
+}
+
+/// Whether the fragment walks of this lowering (registers 0 .. registers - 1
+/// of every thread, guarded by registerHoldsElement) visit exactly the slots
+/// `layout` gives the tile's elements: its N elements, one each, in the
+/// slots (thread t, register r) with r * T + t < N. Layouts too large to
+/// enumerate are trusted.
+bool isWalkable(FragmentLayoutAttr layout, int64_t registers) {
+  ArrayRef<int64_t> shape = layout.getShape();
+  int64_t n = numElements(shape), threads = layout.getThreads();
+  if (n > (int64_t(1) << 20))
+    return true;
+  int64_t visited = 0;
+  for (int64_t r = 0; r < registers; ++r)
+    visited += n % threads == 0
+                   ? threads
+                   : std::max<int64_t>(0, std::min(n - r * threads, threads));
+  if (visited != n)
+    return false;
+  SmallVector<int64_t> index(shape.size());
+  for (int64_t linear = 0; linear < n; ++linear) {
+    int64_t rest = linear;
+    for (int64_t d = shape.size() - 1; d >= 0; --d) {
+      index[d] = rest % shape[d];
+      rest /= shape[d];
+    }
+    auto [t, r] = layout.apply(index);
+    if (r >= registers || (n % threads != 0 && t >= n - r * threads))
+      return false;
+  }
+  return true;
 }
 
 /// Decomposes a row-major linear index into indices of `shape`.
@@ -545,17 +605,23 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
                           .getResult();
     };
     // Element (row, col) of op(A) / (kk, col) of op(B).
+    // Indices of element (r, c) of a stored operand, swizzled if it is.
+    auto physical = [&](const Storage &s, Value r, Value c) {
+      return SmallVector<Value>{r, swizzledColumn(rewriter, loc, s, r, c)};
+    };
     auto loadA = [&](Value row, Value col) -> Value {
       SmallVector<Value> idx = {row, col};
       if (op.getTransposeA())
         std::swap(idx[0], idx[1]);
-      return memref::LoadOp::create(rewriter, loc, a->memref, idx);
+      return memref::LoadOp::create(rewriter, loc, a->memref,
+                                    physical(*a, idx[0], idx[1]));
     };
     auto loadB = [&](Value kk, Value col) -> Value {
       SmallVector<Value> idx = {kk, col};
       if (op.getTransposeB())
         std::swap(idx[0], idx[1]);
-      return memref::LoadOp::create(rewriter, loc, b->memref, idx);
+      return memref::LoadOp::create(rewriter, loc, b->memref,
+                                    physical(*b, idx[0], idx[1]));
     };
     auto aType = VectorType::get({4, 2}, aElt);
     auto bType = VectorType::get({2, 2}, aElt);
@@ -585,10 +651,10 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
                                    indexConst(rewriter, loc, 8)),
             indexConst(rewriter, loc, 2)),
         indexConst(rewriter, loc, 8));
-    auto ldmatrix = [&](Value memref, Value row, Value col, bool transpose,
+    auto ldmatrix = [&](const Storage &s, Value row, Value col, bool transpose,
                         int64_t tiles, VectorType type) -> Value {
-      return nvgpu::LdMatrixOp::create(rewriter, loc, type, memref,
-                                       ValueRange{row, col},
+      return nvgpu::LdMatrixOp::create(rewriter, loc, type, s.memref,
+                                       physical(s, row, col),
                                        rewriter.getBoolAttr(transpose),
                                        rewriter.getI32IntegerAttr(tiles));
     };
@@ -604,11 +670,11 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
           // (m 8-15, k 8-15): the a0..a7 order of mma.sync.
           if (!op.getTransposeA())
             aFrags.push_back(ldmatrix(
-                a->memref, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
+                *a, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
                 add(laneHi8, ks * 16), false, 4, aType));
           else
             aFrags.push_back(ldmatrix(
-                a->memref,
+                *a,
                 add(arith::AddIOp::create(rewriter, loc, laneMod8, laneHi8),
                     ks * 16),
                 arith::AddIOp::create(rewriter, loc, m0, laneMid8), true, 4,
@@ -629,13 +695,13 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
           // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
           Value frag;
           if (!op.getTransposeB())
-            frag = ldmatrix(b->memref,
+            frag = ldmatrix(*b,
                             add(arith::AddIOp::create(rewriter, loc, laneMod8,
                                                       laneMid8),
                                 ks * 16),
                             n0, true, 2, bType);
           else
-            frag = ldmatrix(b->memref,
+            frag = ldmatrix(*b,
                             arith::AddIOp::create(rewriter, loc, n0, laneMod8),
                             add(laneMid8, ks * 16), false, 2, bType);
           bFrags.push_back(frag);
@@ -932,6 +998,7 @@ struct Producer {
   Value view;      // the shared buffer's storage
   Value stages;    // num_stages copies of it: memref<S x shape>
   int64_t vec;     // elements per 16-byte chunk
+  int64_t swizzleChunks = 0; // see swizzledColumn; 0: not swizzled
 };
 
 /// `v` as computed in the iteration whose induction variable is `iv`
@@ -1011,7 +1078,16 @@ std::optional<Producer> asProducer(CopyOp copy, PipelinedOp loop) {
         }))
       return std::nullopt;
   }
-  return Producer{copy, dst->memref, nullptr, vec};
+  // Swizzle the stages when only gemms read them (the gemm lowering
+  // addresses them through swizzledColumn).
+  int64_t swizzle = 0;
+  int64_t rowChunks = dstType.getShape().back() / vec;
+  if (dstType.getRank() == 2 && rowChunks >= 2 &&
+      llvm::all_of(buffer.getUsers(), [&](Operation *user) {
+        return user == copy.getOperation() || isa<GemmOp>(user);
+      }))
+    swizzle = rowChunks;
+  return Producer{copy, dst->memref, nullptr, vec, swizzle};
 }
 
 /// Issues the cp.async copies of `producer` for the iteration `iv` into
@@ -1055,6 +1131,16 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
             rewriter, loc, arith::CmpIPredicate::eq,
             arith::RemUIOp::create(rewriter, loc, lastDim, vecC), zero));
   Type elt = srcType.getElementType();
+  Storage stagesStorage{producer.stages, Scope::Shared, nullptr, 0,
+                        producer.swizzleChunks};
+  // Indices in the stage buffer, with the column swizzled.
+  auto stageIndices = [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
+    SmallVector<Value> out(idx);
+    if (producer.swizzleChunks)
+      out.back() = swizzledColumn(b, l, stagesStorage, out[out.size() - 2],
+                                  out.back());
+    return out;
+  };
   buildThreadStridedLoop(
       rewriter, loc, numElements(chunks), threads,
       [&](OpBuilder &b, Location l, Value linear) {
@@ -1099,8 +1185,9 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
               }
               safe.back() = arith::SelectOp::create(tb, tl, inside, col, zero);
               nvgpu::DeviceAsyncCopyOp::create(
-                  tb, tl, producer.stages, dstIdx, src.buffer, safe,
-                  tb.getIndexAttr(vec), count, tb.getUnitAttr());
+                  tb, tl, producer.stages, stageIndices(tb, tl, dstIdx),
+                  src.buffer, safe, tb.getIndexAttr(vec), count,
+                  tb.getUnitAttr());
               scf::YieldOp::create(tb, tl);
             },
             [&](OpBuilder &eb, Location el) {
@@ -1111,7 +1198,8 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
                 se.back() = arith::AddIOp::create(eb, el, se.back(), off);
                 de.back() = arith::AddIOp::create(eb, el, de.back(), off);
                 Value v = loadSourceElement(eb, el, src, se, pad, elt);
-                memref::StoreOp::create(eb, el, v, producer.stages, de);
+                memref::StoreOp::create(eb, el, v, producer.stages,
+                                        stageIndices(eb, el, de));
               }
               scf::YieldOp::create(eb, el);
             });
@@ -1232,6 +1320,8 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
                                           offsets, sizes, strides);
     auto view = UnrealizedConversionCastOp::create(rewriter, loc, type, sub);
     view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    if (p.swizzleChunks)
+      view->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(p.swizzleChunks));
     Value buffer = p.copy.getTarget();
     rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
       return loop->isAncestor(use.getOwner()) &&
@@ -1303,6 +1393,13 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       int64_t elements = type.getNumElements() * layout.getReplicate();
       int64_t registers =
           (elements + layout.getThreads() - 1) / layout.getThreads();
+      if (!isWalkable(layout, registers))
+        return frag.emitOpError()
+               << "has a register layout this lowering cannot walk: it needs "
+                  "the "
+               << type.getNumElements() << " elements, one each, in the slots "
+               << "(thread t, register r) with r * " << layout.getThreads()
+               << " + t < " << type.getNumElements();
       Value regs = memref::AllocaOp::create(
           rewriter, loc,
           MemRefType::get({registers}, type.getElementType()));

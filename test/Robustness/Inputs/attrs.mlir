@@ -162,6 +162,7 @@ func.func @fragment_map_three_results() {
 }
 
 // -----
+// EXPECTED-ERROR: fragment layout map divides by 0
 func.func @fragment_floordiv_zero() {
   tile.kernel (%bx) in (4) threads(128) {
     %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
@@ -180,6 +181,7 @@ func.func @fragment_mod_zero() {
 }
 
 // -----
+// EXPECTED-ERROR: fragment layout map divides by -2
 func.func @fragment_ceildiv_negative() {
   tile.kernel (%bx) in (4) threads(128) {
     %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
@@ -189,6 +191,7 @@ func.func @fragment_ceildiv_negative() {
 }
 
 // -----
+// EXPECTED-ERROR: fragment layout map overflows at element [1]
 func.func @fragment_overflow() {
   tile.kernel (%bx) in (4) threads(128) {
     %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
@@ -294,7 +297,9 @@ func.func @generic_annotate_dynamic(%f: memref<?xf32, #tile.scope<fragment>>) {
 
 // -----
 func.func @generic_annotate_global(%f: memref<4xf32>) {
-  "tile.annotate_layout"(%f) <{layout = #tile.swizzle<3, 4, 3>}> : (memref<4xf32>) -> ()
+  tile.kernel (%bx) in (1) threads(128) {
+    "tile.annotate_layout"(%f) <{layout = #tile.swizzle<3, 4, 3>}> : (memref<4xf32>) -> ()
+  }
   return
 }
 

@@ -111,19 +111,25 @@ func.func @atomic_fragment_target(%v: f32) {
 
 // -----
 func.func @atomic_offsets_count(%g: memref<?x?xf32>, %v: f32) {
-  tile.atomic_add %g[0], %v : memref<?x?xf32>, f32
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_add %g[0], %v : memref<?x?xf32>, f32
+  }
   return
 }
 
 // -----
 func.func @atomic_i8(%g: memref<?xi8>, %v: i8) {
-  tile.atomic_max %g[0], %v : memref<?xi8>, i8
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_max %g[0], %v : memref<?xi8>, i8
+  }
   return
 }
 
 // -----
 func.func @atomic_value_type(%g: memref<?xf32>, %v: f16) {
-  tile.atomic_min %g[0], %v : memref<?xf32>, f16
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_min %g[0], %v : memref<?xf32>, f16
+  }
   return
 }
 
@@ -138,25 +144,33 @@ func.func @atomic_tile_rank(%g: memref<?x?xf32>) {
 
 // -----
 func.func @atomic_tile_global(%g: memref<?x?xf32>, %h: memref<16x16xf32>) {
-  tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<16x16xf32>
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<16x16xf32>
+  }
   return
 }
 
 // -----
 func.func @atomic_tile_dynamic(%g: memref<?x?xf32>, %h: memref<?x16xf32, #tile.scope<fragment>>) {
-  tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<?x16xf32, #tile.scope<fragment>>
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<?x16xf32, #tile.scope<fragment>>
+  }
   return
 }
 
 // -----
 func.func @atomic_tile_element(%g: memref<?x?xf32>, %h: memref<16x16xf16, #tile.scope<fragment>>) {
-  tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<16x16xf16, #tile.scope<fragment>>
+  tile.kernel (%bx) in (1) threads(128) {
+    tile.atomic_add %g[0, 0], %h : memref<?x?xf32>, memref<16x16xf16, #tile.scope<fragment>>
+  }
   return
 }
 
 // -----
 func.func @atomic_generic_kdynamic(%g: memref<?x?xf32>, %v: f32) {
-  "tile.atomic_add"(%g, %v) <{static_offsets = array<i64: -9223372036854775808, 0>}> : (memref<?x?xf32>, f32) -> ()
+  tile.kernel (%bx) in (1) threads(128) {
+    "tile.atomic_add"(%g, %v) <{static_offsets = array<i64: -9223372036854775808, 0>}> : (memref<?x?xf32>, f32) -> ()
+  }
   return
 }
 
@@ -186,6 +200,8 @@ func.func @atomic_generic_unranked(%g: memref<*xf32>, %v: f32) {
 
 // -----
 func.func @atomic_generic_index_target(%g: memref<?xindex>, %v: index) {
-  "tile.atomic_min"(%g, %v) <{static_offsets = array<i64: 0>}> : (memref<?xindex>, index) -> ()
+  tile.kernel (%bx) in (1) threads(128) {
+    "tile.atomic_min"(%g, %v) <{static_offsets = array<i64: 0>}> : (memref<?xindex>, index) -> ()
+  }
   return
 }

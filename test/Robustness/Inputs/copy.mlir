@@ -135,6 +135,7 @@ func.func @negative_shared_offset(%A: memref<?x?xf16>) {
 
 // -----
 // offset + size overflows int64: must not wrap around into "fits".
+// EXPECTED-ERROR: does not fit in the shared buffer
 func.func @overflowing_shared_offset(%A: memref<?x?xf16>) {
   tile.kernel (%bx) in (4) threads(128) {
     %s = tile.alloc_shared : memref<32x16xf16, #tile.scope<shared>>

@@ -57,6 +57,7 @@ func.func @zero_threads() {
 }
 
 // -----
+// EXPECTED-ERROR: needs threads > 0, got -1
 func.func @negative_threads() {
   tile.kernel (%bx) in (4) threads(-1) {
   }

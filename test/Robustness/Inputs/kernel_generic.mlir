@@ -64,6 +64,7 @@ func.func @threads_negative() {
 }
 
 // -----
+// EXPECTED-ERROR: needs threads > 0, got -9223372036854775808
 func.func @threads_int64_min() {
   "tile.kernel"() <{static_grid = array<i64: 4>, threads = -9223372036854775808 : i64}> ({
   ^bb0(%bx: index):
