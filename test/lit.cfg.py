@@ -37,3 +37,8 @@ tools = [
     ToolSubst("mlir-opt", os.path.join(config.llvm_tools_dir, "mlir-opt")),
 ]
 llvm_config.add_tool_substitutions(tools, [config.tile_tools_dir, config.llvm_tools_dir])
+
+# ptxas of the CUDA toolkit: the tests that assemble the PTX of the NVIDIA
+# lowering (REQUIRES: ptxas) are skipped without it.
+if os.path.exists("/usr/local/cuda/bin/ptxas"):
+    config.available_features.add("ptxas")

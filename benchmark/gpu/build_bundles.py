@@ -29,6 +29,16 @@ GEMMS = [
 ]
 
 
+ATTENTION = [
+    # name, batch, heads, seq_len, dim, causal
+    ("mha_d64_s2048", 4, 16, 2048, 64, False),
+    ("mha_d64_s2048_causal", 4, 16, 2048, 64, True),
+    ("mha_d64_s200_odd", 1, 2, 200, 64, False),
+    ("mha_d64_s200_odd_causal", 1, 2, 200, 64, True),
+]
+
+SOFTMAX = [("softmax_4096x1024", 4096, 1024), ("softmax_1000x512_odd", 1000, 512)]
+
 # Tile configurations tried at 4096^3 (sm_90a): block_M, block_N, block_K,
 # threads.
 SWEEP = [(128, 128, 32, 128), (128, 128, 32, 256), (128, 128, 64, 256), (128, 256, 32, 256),
@@ -69,7 +79,35 @@ def main():
                           "trans_A": ta, "trans_B": tb, "dtype": dtype, "arch": arch,
                           "compile_s": round(seconds, 3)})
             print(f"{full:32s} compiled in {seconds:.2f} s")
+    fa = _load_flash_attention()
+    for arch in args.archs:
+        for name, batch, heads, seq, dim, causal in ATTENTION:
+            start = time.perf_counter()
+            kernel = tilemlir.compile(fa.flashattn.factory(batch, heads, seq, dim, causal),
+                                      out_idx=[3], target=f"cuda -arch={arch}")
+            full = f"{name}_{arch}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "attention", "batch": batch, "heads": heads,
+                          "seq": seq, "dim": dim, "causal": causal, "arch": arch,
+                          "compile_s": round(time.perf_counter() - start, 3)})
+            print(f"{full:32s} compiled in {time.perf_counter() - start:.2f} s")
+        for name, m, n in SOFTMAX:
+            kernel = tilemlir.compile(kernels.softmax(m, n), out_idx=[1],
+                                      target=f"cuda -arch={arch}")
+            full = f"{name}_{arch}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "softmax", "M": m, "N": n, "arch": arch})
+            print(f"{full:32s} compiled")
     (out / "index.json").write_text(json.dumps(index, indent=1))
+
+
+def _load_flash_attention():
+    import importlib.util
+    path = HERE.parent.parent / "examples" / "flash_attention" / "example_mha_fwd.py"
+    spec = importlib.util.spec_from_file_location("example_mha_fwd", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 if __name__ == "__main__":

@@ -31,3 +31,24 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             T.copy(C_local, C[by * block_M, bx * block_N])
 
     return gemm_kernel
+
+
+def softmax(M, N, block_M=16, threads=128, dtype="float16", accum_dtype="float"):
+    """Row softmax of an M x N matrix (N fits one tile)."""
+
+    @T.prim_func
+    def softmax_kernel(X: T.Tensor((M, N), dtype), Y: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
+            x = T.alloc_fragment((block_M, N), accum_dtype)
+            row_max = T.alloc_fragment((block_M,), accum_dtype)
+            row_sum = T.alloc_fragment((block_M,), accum_dtype)
+            T.copy(X[bx * block_M, 0], x)
+            T.reduce_max(x, row_max, dim=1)
+            for i, j in T.Parallel(block_M, N):
+                x[i, j] = T.exp(x[i, j] - row_max[i])
+            T.reduce_sum(x, row_sum, dim=1)
+            for i, j in T.Parallel(block_M, N):
+                x[i, j] = x[i, j] / row_sum[i]
+            T.copy(x, Y[bx * block_M, 0])
+
+    return softmax_kernel

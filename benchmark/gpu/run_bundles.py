@@ -47,6 +47,53 @@ def run_gemm(bundle_dir, entry, timed=True):
     return ok, err, flops / ours / 1e9, flops / theirs / 1e9
 
 
+def run_attention(bundle_dir, entry, timed=True):
+    import torch.nn.functional as F
+    kernel = load_bundle(bundle_dir)
+    b, h, s, d = entry["batch"], entry["heads"], entry["seq"], entry["dim"]
+    q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.float16) for _ in range(3))
+    out = torch.full((b, s, h, d), float("nan"), device="cuda", dtype=torch.float16)
+    kernel(q, k, v, out)
+    torch.cuda.synchronize()
+
+    def ref():
+        return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2),
+                                              v.transpose(1, 2),
+                                              is_causal=entry["causal"]).transpose(1, 2)
+    expect = F.scaled_dot_product_attention(q.float().transpose(1, 2), k.float().transpose(1, 2),
+                                            v.float().transpose(1, 2),
+                                            is_causal=entry["causal"]).transpose(1, 2)
+    err = ((out.float() - expect).norm() / expect.norm()).item()
+    ok = err < 1e-2 and not torch.isnan(out).any().item()
+    if not timed:
+        return ok, err, 0.0, 1.0
+    flops = 4 * b * h * s * s * d * (0.5 if entry["causal"] else 1.0)
+    ours = bench(lambda: kernel(q, k, v, out))
+    theirs = bench(ref)
+    return ok, err, flops / ours / 1e9, flops / theirs / 1e9
+
+
+def run_softmax(bundle_dir, entry, timed=True):
+    kernel = load_bundle(bundle_dir)
+    x = torch.randn(entry["M"], entry["N"], device="cuda", dtype=torch.float16)
+    y = torch.full_like(x, float("nan"))
+    kernel(x, y)
+    torch.cuda.synchronize()
+    expect = torch.softmax(x.float(), dim=1)
+    err = ((y.float() - expect).norm() / expect.norm()).item()
+    ok = err < 1e-2 and not torch.isnan(y).any().item()
+    if not timed:
+        return ok, err, 0.0, 1.0
+    # Reported as GB/s of the input read plus the output written.
+    nbytes = 2 * x.numel() * x.element_size()
+    ours = bench(lambda: kernel(x, y))
+    theirs = bench(lambda: torch.softmax(x, dim=1))
+    return ok, err, nbytes / ours / 1e6, nbytes / theirs / 1e6
+
+
+RUNNERS = {"gemm": None, "attention": run_attention, "softmax": run_softmax}
+
+
 def main():
     import argparse
     parser = argparse.ArgumentParser(description=__doc__)
@@ -59,12 +106,15 @@ def main():
     if args.only:
         index = [e for e in index if e["name"] == args.only]
     print(f"GPU: {torch.cuda.get_device_name()}")
-    print(f"{'kernel':32s} {'check':6s} {'rel err':>9s} {'ours TF/s':>10s} "
-          f"{'cuBLAS TF/s':>12s} {'ratio':>6s}")
+    print("gemm / attention: TFLOP/s against torch (cuBLAS / SDPA); softmax: GB/s against "
+          "torch.softmax")
+    print(f"{'kernel':32s} {'check':6s} {'rel err':>9s} {'ours':>10s} "
+          f"{'torch':>12s} {'ratio':>6s}")
     failures = 0
     for entry in index:
         try:
-            ok, err, ours, theirs = run_gemm(root / entry["name"], entry, not args.no_bench)
+            runner = RUNNERS.get(entry["kind"]) or run_gemm
+            ok, err, ours, theirs = runner(root / entry["name"], entry, not args.no_bench)
         except Exception as e:  # noqa: BLE001 - report and continue
             print(f"{entry['name']:32s} ERROR {type(e).__name__}: {e}")
             failures += 1

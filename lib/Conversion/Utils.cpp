@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -134,6 +135,62 @@ Value CopyEnd::cond(OpBuilder &b, Location loc, ArrayRef<Value> idx,
     if (d != skip)
       dims.push_back(d);
   return inBoundsCond(b, loc, buffer, idx, dims);
+}
+
+Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt) {
+  auto floatType = dyn_cast<FloatType>(elt);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+  case ReduceKind::AbsMax:
+    return zeroOf(b, loc, elt);
+  case ReduceKind::Max:
+  case ReduceKind::Min: {
+    bool isMax = kind == ReduceKind::Max;
+    if (floatType)
+      return arith::ConstantOp::create(
+          b, loc, elt,
+          b.getFloatAttr(elt, APFloat::getInf(floatType.getFloatSemantics(),
+                                              /*Negative=*/isMax)));
+    unsigned w = elt.getIntOrFloatBitWidth();
+    APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
+    return arith::ConstantOp::create(b, loc, elt, b.getIntegerAttr(elt, v));
+  }
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+                    Value x) {
+  bool isFloat = isa<FloatType>(x.getType());
+  auto reassoc = arith::FastMathFlagsAttr::get(
+      b.getContext(), arith::FastMathFlags::reassoc);
+  switch (kind) {
+  case ReduceKind::Sum:
+  case ReduceKind::AbsSum:
+    if (isFloat)
+      return arith::AddFOp::create(b, loc, acc, x, reassoc);
+    return arith::AddIOp::create(b, loc, acc, x);
+  case ReduceKind::Max:
+  case ReduceKind::AbsMax:
+    if (isFloat)
+      return arith::MaximumFOp::create(b, loc, acc, x);
+    return arith::MaxSIOp::create(b, loc, acc, x);
+  case ReduceKind::Min:
+    if (isFloat)
+      return arith::MinimumFOp::create(b, loc, acc, x);
+    return arith::MinSIOp::create(b, loc, acc, x);
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+
+Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x) {
+  if (kind != ReduceKind::AbsSum && kind != ReduceKind::AbsMax)
+    return x;
+  if (isa<FloatType>(x.getType()))
+    return math::AbsFOp::create(b, loc, x);
+  return math::AbsIOp::create(b, loc, x);
 }
 
 } // namespace mlir::tile

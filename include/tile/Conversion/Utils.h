@@ -30,6 +30,16 @@ void buildIf(OpBuilder &b, Location loc, Value cond,
 void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
                     function_ref<void(OpBuilder &, Location, ValueRange)> body);
 
+/// The identity of a tile.reduce kind for element type `elt`.
+Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt);
+
+/// acc `kind` x (abssum / absmax expect |x|).
+Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
+                    Value x);
+
+/// x, or |x| for the abs kinds.
+Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);
+
 /// One side of a tile.copy: the buffer, its offsets, and which buffer dim
 /// each tile dim (the region's non-unit dims) maps to.
 struct CopyEnd {

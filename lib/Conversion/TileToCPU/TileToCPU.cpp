@@ -420,53 +420,6 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
 // Reduce
 //===----------------------------------------------------------------------===//
 
-Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt) {
-  auto floatType = dyn_cast<FloatType>(elt);
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::AbsSum:
-  case ReduceKind::AbsMax:
-    return zeroOf(b, loc, elt);
-  case ReduceKind::Max:
-  case ReduceKind::Min: {
-    bool isMax = kind == ReduceKind::Max;
-    if (floatType)
-      return arith::ConstantOp::create(
-          b, loc, elt,
-          b.getFloatAttr(elt, APFloat::getInf(floatType.getFloatSemantics(),
-                                              /*Negative=*/isMax)));
-    unsigned w = elt.getIntOrFloatBitWidth();
-    APInt v = isMax ? APInt::getSignedMinValue(w) : APInt::getSignedMaxValue(w);
-    return arith::ConstantOp::create(b, loc, elt, b.getIntegerAttr(elt, v));
-  }
-  }
-  llvm_unreachable("unknown reduce kind");
-}
-
-Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                    Value x) {
-  bool isFloat = isa<FloatType>(x.getType());
-  auto reassoc = arith::FastMathFlagsAttr::get(
-      b.getContext(), arith::FastMathFlags::reassoc);
-  switch (kind) {
-  case ReduceKind::Sum:
-  case ReduceKind::AbsSum:
-    if (isFloat)
-      return arith::AddFOp::create(b, loc, acc, x, reassoc);
-    return arith::AddIOp::create(b, loc, acc, x);
-  case ReduceKind::Max:
-  case ReduceKind::AbsMax:
-    if (isFloat)
-      return arith::MaximumFOp::create(b, loc, acc, x);
-    return arith::MaxSIOp::create(b, loc, acc, x);
-  case ReduceKind::Min:
-    if (isFloat)
-      return arith::MinimumFOp::create(b, loc, acc, x);
-    return arith::MinSIOp::create(b, loc, acc, x);
-  }
-  llvm_unreachable("unknown reduce kind");
-}
-
 struct ReduceLowering : public OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ReduceOp op,
@@ -476,7 +429,6 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
     Type elt = srcType.getElementType();
     int64_t dim = op.getDim();
     ReduceKind kind = op.getKind();
-    bool abs = kind == ReduceKind::AbsSum || kind == ReduceKind::AbsMax;
     SmallVector<int64_t> kept = llvm::to_vector(srcType.getShape());
     kept.erase(kept.begin() + dim);
 
@@ -494,11 +446,9 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
           [&](OpBuilder &rb, Location rl, Value r, ValueRange iter) {
             SmallVector<Value> srcIdx(ivs);
             srcIdx.insert(srcIdx.begin() + dim, r);
-            Value x = memref::LoadOp::create(rb, rl, op.getSource(), srcIdx);
-            if (abs)
-              x = isa<FloatType>(elt)
-                      ? math::AbsFOp::create(rb, rl, x).getResult()
-                      : math::AbsIOp::create(rb, rl, x).getResult();
+            Value x = reduceOperand(
+                rb, rl, kind,
+                memref::LoadOp::create(rb, rl, op.getSource(), srcIdx));
             scf::YieldOp::create(rb, rl,
                                  reduceCombine(rb, rl, kind, iter[0], x));
           });

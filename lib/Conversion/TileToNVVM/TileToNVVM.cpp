@@ -96,6 +96,8 @@ int64_t getThreads(Operation *op) {
   return op->getParentOfType<KernelOp>().getThreads();
 }
 
+constexpr StringLiteral kScratchAttr = "tile.scratch_offset";
+
 Value threadId(OpBuilder &b, Location loc) {
   return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
 }
@@ -214,6 +216,44 @@ void buildThreadStridedLoop(OpBuilder &b, Location loc, int64_t n,
                      });
 }
 
+/// A fragment's elements in shared memory, for uses that need elements
+/// other threads hold (reductions, gemm operands, loops reading another
+/// shape): every thread stores its registers into the fragment's scratch
+/// buffer (reserved by prepareKernelForNVVM), then the block synchronizes.
+/// Null when the fragment has no scratch buffer.
+Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
+  std::optional<Storage> s = getStorage(fragment);
+  auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
+  auto offset = castOp ? castOp->getAttrOfType<IntegerAttr>(kScratchAttr)
+                       : IntegerAttr();
+  if (!s || s->scope != Scope::Fragment || !offset)
+    return nullptr;
+  auto type = cast<MemRefType>(fragment.getType());
+  MLIRContext *ctx = b.getContext();
+  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                               MemRefLayoutAttrInterface(), workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  Value view = memref::ViewOp::create(
+      b, loc,
+      MemRefType::get(type.getShape(), type.getElementType(),
+                      MemRefLayoutAttrInterface(), workgroup),
+      base, indexConst(b, loc, offset.getInt()), ValueRange{});
+  barrier(b, loc);
+  Value tid = threadId(b, loc);
+  for (int64_t r = 0; r < s->numRegisters; ++r) {
+    SmallVector<Value> idx = indicesOfRegister(b, loc, s->layout, tid, r);
+    buildIf(b, loc, registerHoldsElement(b, loc, s->layout, tid, r),
+            [&](OpBuilder &tb, Location tl) {
+              Value v = memref::LoadOp::create(tb, tl, s->memref,
+                                               ValueRange{indexConst(tb, tl, r)});
+              memref::StoreOp::create(tb, tl, v, view, idx);
+            });
+  }
+  barrier(b, loc);
+  return view;
+}
+
 //===----------------------------------------------------------------------===//
 // Fill / clear
 //===----------------------------------------------------------------------===//
@@ -328,12 +368,20 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     if (srcScope == Scope::Local || dstScope == Scope::Local)
       return rewriter.notifyMatchFailure(op, "copies of local buffers");
 
+    // Between fragments of different layouts: through the source's shared
+    // scratch copy.
+    if (srcScope == Scope::Fragment && dstScope == Scope::Fragment &&
+        dstStorage->layout != srcStorage->layout) {
+      Value view = stageToShared(rewriter, loc, op.getSource());
+      if (!view)
+        return rewriter.notifyMatchFailure(op, "fragment without scratch");
+      srcScope = Scope::Shared;
+      srcBuffer = view;
+    }
+
     // Out of a fragment: each thread moves the registers it holds.
     if (srcScope == Scope::Fragment) {
       FragmentLayoutAttr layout = srcStorage->layout;
-      if (dstScope == Scope::Fragment &&
-          dstStorage->layout != layout)
-        return rewriter.notifyMatchFailure(op, "fragments of other layouts");
       if (op.getSource().getType().getShape() !=
               ArrayRef<int64_t>(op.getSourceSizes()))
         return rewriter.notifyMatchFailure(op, "part of a fragment");
@@ -557,8 +605,21 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     Type aElt = op.getA().getType().getElementType();
     Type bElt = op.getB().getType().getElementType();
     Type cElt = op.getC().getType().getElementType();
+    // Operands in fragments are read through their shared scratch copy.
+    if (a->scope == Scope::Fragment) {
+      Value view = stageToShared(rewriter, loc, op.getA());
+      if (!view)
+        return rewriter.notifyMatchFailure(op, "A fragment without scratch");
+      a = Storage{view, Scope::Shared, nullptr, 0, 0};
+    }
+    if (b->scope == Scope::Fragment) {
+      Value view = stageToShared(rewriter, loc, op.getB());
+      if (!view)
+        return rewriter.notifyMatchFailure(op, "B fragment without scratch");
+      b = Storage{view, Scope::Shared, nullptr, 0, 0};
+    }
     if (a->scope != Scope::Shared || b->scope != Scope::Shared)
-      return rewriter.notifyMatchFailure(op, "operands in fragments");
+      return rewriter.notifyMatchFailure(op, "operands in local buffers");
     if (!aElt.isF16() || aElt != bElt || !cElt.isF32())
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
@@ -768,6 +829,55 @@ Value fragmentAtIvs(Operation *access, ValueRange ivs) {
   return memref;
 }
 
+/// How a tile.parallel runs: `driver` is the fragment whose elements the
+/// iterations follow (accessed at the loop indices, of the loop's shape);
+/// `staged` are the other fragments the body only reads, which it reads
+/// from their shared scratch copies. `supported` is false when the body
+/// writes a fragment other than at its own elements.
+struct ParallelPlan {
+  FragmentLayoutAttr layout;
+  Value driver;
+  llvm::SetVector<Value> staged;
+  bool supported = true;
+};
+
+ParallelPlan planParallel(ParallelOp op) {
+  ParallelPlan plan;
+  ValueRange ivs = op.getBodyBlock().getArguments();
+  ArrayRef<int64_t> extents = op.getExtents();
+  // The driver: the first fragment written (else read) at the loop indices.
+  for (bool wantStore : {true, false}) {
+    op.walk([&](Operation *inner) {
+      if (plan.driver || (wantStore != isa<memref::StoreOp>(inner)))
+        return;
+      if (Value f = fragmentAtIvs(inner, ivs)) {
+        std::optional<Storage> s = getStorage(f);
+        if (s->layout.getShape() == extents) {
+          plan.driver = f;
+          plan.layout = s->layout;
+        }
+      }
+    });
+  }
+  op.walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands()) {
+      std::optional<Storage> s = getStorage(operand);
+      if (!s || s->scope != Scope::Fragment)
+        continue;
+      bool own = fragmentAtIvs(inner, ivs) && s->layout == plan.layout &&
+                 s->layout.getShape() == extents;
+      if (own)
+        continue;
+      if (!isa<memref::LoadOp>(inner)) {
+        plan.supported = false;
+        continue;
+      }
+      plan.staged.insert(operand);
+    }
+  });
+  return plan;
+}
+
 struct ParallelLowering : public OpRewritePattern<ParallelOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -777,27 +887,19 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
     Block &body = op.getBodyBlock();
     ValueRange ivs = body.getArguments();
     ArrayRef<int64_t> extents = op.getExtents();
-
-    // Every fragment the body touches must be read or written at the loop
-    // indices, with one shared layout: then each element's iteration runs
-    // in the thread that holds it.
-    FragmentLayoutAttr layout;
-    bool unsupported = false;
-    op.walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands()) {
-        std::optional<Storage> s = getStorage(operand);
-        if (!s || s->scope != Scope::Fragment)
-          continue;
-        if (!fragmentAtIvs(inner, ivs) || s->layout.getShape() != extents ||
-            (layout && layout != s->layout)) {
-          unsupported = true;
-          continue;
-        }
-        layout = s->layout;
-      }
-    });
-    if (unsupported)
+    ParallelPlan plan = planParallel(op);
+    if (!plan.supported)
       return rewriter.notifyMatchFailure(op, "fragment access pattern");
+
+    // Fragments read at other elements than the iteration's own: from their
+    // shared copies.
+    DenseMap<Value, Value> stagedViews;
+    for (Value f : plan.staged) {
+      Value view = stageToShared(rewriter, loc, f);
+      if (!view)
+        return rewriter.notifyMatchFailure(op, "fragment without scratch");
+      stagedViews[f] = view;
+    }
 
     bool writesShared = false;
     op.walk([&](memref::StoreOp store) {
@@ -812,6 +914,18 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
       IRMapping mapping;
       mapping.map(ivs, indices);
       for (Operation &inner : body.without_terminator()) {
+        if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+          auto staged = stagedViews.find(load.getMemRef());
+          if (staged != stagedViews.end()) {
+            SmallVector<Value> idx;
+            for (Value i : load.getIndices())
+              idx.push_back(mapping.lookupOrDefault(i));
+            Value v = memref::LoadOp::create(b, load.getLoc(), staged->second,
+                                             idx);
+            mapping.map(load.getResult(), v);
+            continue;
+          }
+        }
         if (reg) {
           if (auto load = dyn_cast<memref::LoadOp>(inner);
               load && fragmentAtIvs(load, ivs)) {
@@ -835,20 +949,13 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
       }
     };
 
-    if (layout) {
+    if (plan.layout) {
       Value tid = threadId(rewriter, loc);
-      int64_t regs = getStorage([&]() -> Value {
-                       Value found;
-                       op.walk([&](Operation *inner) {
-                         if (Value f = fragmentAtIvs(inner, ivs))
-                           found = f;
-                       });
-                       return found;
-                     }())->numRegisters;
+      int64_t regs = getStorage(plan.driver)->numRegisters;
       for (int64_t r = 0; r < regs; ++r) {
         SmallVector<Value> indices =
-            indicesOfRegister(rewriter, loc, layout, tid, r);
-        Value holds = registerHoldsElement(rewriter, loc, layout, tid, r);
+            indicesOfRegister(rewriter, loc, plan.layout, tid, r);
+        Value holds = registerHoldsElement(rewriter, loc, plan.layout, tid, r);
         if (!holds) {
           cloneBody(rewriter, indices, r);
           continue;
@@ -867,6 +974,100 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
     }
     if (writesShared)
       barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Reduce
+//===----------------------------------------------------------------------===//
+
+struct ReduceLowering : public OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<Storage> src = getStorage(op.getSource());
+    std::optional<Storage> dst = getStorage(op.getTarget());
+    if (!src || !dst || src->scope == Scope::Local)
+      return failure();
+    Value source = src->memref;
+    if (src->scope == Scope::Fragment) {
+      source = stageToShared(rewriter, loc, op.getSource());
+      if (!source)
+        return rewriter.notifyMatchFailure(op, "source without scratch");
+    }
+    MemRefType srcType = op.getSource().getType();
+    Type elt = srcType.getElementType();
+    int64_t dim = op.getDim();
+    int64_t length = srcType.getDimSize(dim);
+    ReduceKind kind = op.getKind();
+
+    // The reduction of the source's row at `outIdx` (target indices),
+    // starting from `init`.
+    auto reduceRow = [&](OpBuilder &b, Location l, ArrayRef<Value> outIdx,
+                         Value init) -> Value {
+      auto loop = scf::ForOp::create(
+          b, l, indexConst(b, l, 0), indexConst(b, l, length),
+          indexConst(b, l, 1), ValueRange{init},
+          [&](OpBuilder &rb, Location rl, Value r, ValueRange iter) {
+            SmallVector<Value> idx;
+            if (srcType.getRank() > 1)
+              idx.append(outIdx.begin(), outIdx.end());
+            idx.insert(idx.begin() + dim, r);
+            Value x = reduceOperand(
+                rb, rl, kind, memref::LoadOp::create(rb, rl, source, idx));
+            scf::YieldOp::create(rb, rl,
+                                 reduceCombine(rb, rl, kind, iter[0], x));
+          });
+      return loop.getResult(0);
+    };
+    ArrayRef<int64_t> outShape = op.getTarget().getType().getShape();
+    if (dst->scope == Scope::Fragment) {
+      Value tid = threadId(rewriter, loc);
+      for (int64_t r = 0; r < dst->numRegisters; ++r) {
+        SmallVector<Value> idx =
+            indicesOfRegister(rewriter, loc, dst->layout, tid, r);
+        buildIf(rewriter, loc,
+                registerHoldsElement(rewriter, loc, dst->layout, tid, r),
+                [&](OpBuilder &b, Location l) {
+                  Value reg = indexConst(b, l, r);
+                  Value init =
+                      op.getClear()
+                          ? reduceIdentity(b, l, kind, elt)
+                          : memref::LoadOp::create(b, l, dst->memref,
+                                                   ValueRange{reg})
+                                .getResult();
+                  memref::StoreOp::create(b, l, reduceRow(b, l, idx, init),
+                                          dst->memref, ValueRange{reg});
+                });
+      }
+    } else {
+      auto body = [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
+        Value init = op.getClear()
+                         ? reduceIdentity(b, l, kind, elt)
+                         : memref::LoadOp::create(b, l, dst->memref, idx)
+                               .getResult();
+        memref::StoreOp::create(b, l, reduceRow(b, l, idx, init), dst->memref,
+                                idx);
+      };
+      if (dst->scope == Scope::Shared) {
+        barrier(rewriter, loc);
+        buildThreadStridedLoop(rewriter, loc, numElements(outShape),
+                               getThreads(op),
+                               [&](OpBuilder &b, Location l, Value linear) {
+                                 body(b, l, delinearize(b, l, linear, outShape));
+                               });
+      } else {
+        buildTileLoops(rewriter, loc, outShape,
+                       [&](OpBuilder &b, Location l, ValueRange ivs) {
+                         body(b, l, SmallVector<Value>(ivs));
+                       });
+      }
+    }
+    barrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -1416,6 +1617,38 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
   for (PipelinedOp loop : loops)
     pipelineWithCpAsync(rewriter, loop, sharedBytes);
+
+  // Shared scratch copies of the fragments some use reads across threads:
+  // reductions, gemm operands, loops that read another shape.
+  llvm::SetVector<Value> needScratch;
+  kernel.walk([&](Operation *op) {
+    if (auto reduce = dyn_cast<ReduceOp>(op))
+      needScratch.insert(reduce.getSource());
+    else if (auto copy = dyn_cast<CopyOp>(op)) {
+      std::optional<Storage> from = getStorage(copy.getSource());
+      std::optional<Storage> to = getStorage(copy.getTarget());
+      if (from && to && from->scope == Scope::Fragment &&
+          to->scope == Scope::Fragment && from->layout != to->layout)
+        needScratch.insert(copy.getSource());
+    }
+    else if (auto gemm = dyn_cast<GemmOp>(op)) {
+      needScratch.insert(gemm.getA());
+      needScratch.insert(gemm.getB());
+    } else if (auto loop = dyn_cast<ParallelOp>(op)) {
+      ParallelPlan plan = planParallel(loop);
+      needScratch.insert(plan.staged.begin(), plan.staged.end());
+    }
+  });
+  for (Value v : needScratch) {
+    std::optional<Storage> s = getStorage(v);
+    if (!s || s->scope != Scope::Fragment)
+      continue;
+    auto type = cast<MemRefType>(v.getType());
+    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+    v.getDefiningOp()->setAttr(kScratchAttr,
+                               rewriter.getI64IntegerAttr(sharedBytes));
+    sharedBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
+  }
   kernel->setAttr(getSharedBytesAttrName(),
                   rewriter.getI64IntegerAttr(sharedBytes));
   return success();
@@ -1424,8 +1657,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               ParallelLowering, PipelinedLowering, AnnotateLayoutLowering>(
-      ctx);
+               ParallelLowering, PipelinedLowering, AnnotateLayoutLowering,
+               ReduceLowering>(ctx);
   patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
                                             arith::AtomicRMWKind::addi);
   patterns.add<AtomicLowering<AtomicMaxOp>>(
@@ -1448,7 +1681,9 @@ LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
       // Elements of a fragment are spread over threads: only the lowered
       // tile ops and the loops over its elements may touch it.
       for (Operation *user : cast->getUsers()) {
-        if (isa<TileDialect>(user->getDialect()))
+        // Accesses in a tile.parallel that is left: the loop is reported.
+        if (isa<TileDialect>(user->getDialect()) ||
+            user->getParentOfType<ParallelOp>())
           continue;
         user->emitOpError()
             << "reads or writes a fragment outside a tile.parallel loop over "
