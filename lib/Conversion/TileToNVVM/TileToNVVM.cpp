@@ -501,8 +501,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         dst.tileDims.back() != dst.type.getRank() - 1)
       return failure();
     // The shared side's chunks are 16-byte aligned only when its rows are a
-    // whole number of chunks and the region starts on a chunk (its base is
-    // 128-byte aligned).
+    // whole number of chunks and the region starts on a chunk (shared views
+    // start at multiples of 128 bytes of a 16-byte aligned base).
     CopyEnd &shared = src.global ? dst : src;
     std::optional<int64_t> sharedCol =
         getConstantIntValue(shared.offsets.back());

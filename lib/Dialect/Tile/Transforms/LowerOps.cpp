@@ -45,6 +45,11 @@ struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> 
       getOperation().emitError() << "tile-lower-ops did not converge";
       return signalPassFailure();
     }
+    // The greedy driver erases kernels that have become dead (an empty
+    // body, say): collect the ones that are left again rather than touch
+    // erased ops.
+    kernels.clear();
+    getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     // Whatever is left has no lowering on this target.
     bool ok = true;
     for (KernelOp kernel : kernels)
