@@ -82,3 +82,17 @@ func.func @huge_layout() {
   }
   return
 }
+
+// -----
+// Kernels that do nothing: the greedy rewriters erase them as dead, which
+// tile-lower-ops must expect (it used to touch the erased ops afterwards).
+func.func @dead_kernels(%n: index) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  tile.kernel (%bx, %by, %bz) in (%n, %c4, 2) threads(64) {
+  }
+  tile.kernel (%bx) in (%c4) threads(32) {
+    %x = arith.addi %bx, %c4 : index
+  }
+  return
+}
