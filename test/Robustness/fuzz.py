@@ -19,9 +19,11 @@ Two modes:
 
   fuzz.py --tile-opt PATH --check-corpus DIR
       Runs every case of every .mlir in DIR (not its subdirectories:
-      Inputs/valid/ holds valid seeds) on its own and requires each run to
-      fail cleanly: exit code 1 and an `error:` diagnostic. A case may pin
-      the diagnostic with a line `// EXPECTED-ERROR: text`.
+      Inputs/valid/ holds valid seeds) and requires each one to fail
+      cleanly, on its own: exit code 1 and an `error:` diagnostic on its
+      lines. A case may pin the diagnostic with a line
+      `// EXPECTED-ERROR: text`. Cases run in batches too; a batch that
+      does not pass is re-run case by case for the report.
 
 A run fails when tile-opt dies by a signal, exits with a code other than 0
 or 1 (other than 1 with --check-corpus), prints "LLVM ERROR", a stack dump
@@ -477,13 +479,15 @@ class Runner:
             return [out if rc == 0 and not problem else None]
         text = "".join(t.rstrip("\n") + "\n" + SPLIT_LINE
                        for _, t in cases[:-1]) + cases[-1][1]
+        # A batch that times out is re-run input by input: only an input
+        # that hangs on its own is a failure.
         rc, out, err, problem = self.run(text, pipeline, split=True,
                                          timeout=2 * self.timeout)
         if problem:
             before = len(self.failures)
             for case in cases:
                 self.run_batch([case], pipeline)
-            if len(self.failures) == before:
+            if len(self.failures) == before and rc is not None:
                 # Only together: report the whole batch.
                 self.report(problem + " (only as a batch)", text, pipeline,
                             err, "batch of %s" % cases[0][0], split=True)
@@ -554,34 +558,59 @@ def check_corpus(args, runner, pipelines):
                    if name.endswith(".mlir"))
     if not files:
         sys.exit("fuzz: no .mlir files under %s" % args.check_corpus)
-    jobs = []
+    cases = []  # (origin, text, expected diagnostics)
     for path in files:
         rel = os.path.relpath(path, args.check_corpus)
         for i, case in enumerate(split_cases(read_text(path))):
             expected = re.findall(r"//\s*EXPECTED-ERROR:\s*(.*\S)", case)
-            for pipeline in pipelines:
-                jobs.append(("%s#%d" % (rel, i), case, pipeline, expected))
+            cases.append(("%s#%d" % (rel, i), case, expected))
 
-    def work(job):
-        origin, case, pipeline, expected = job
-        rc, _, err, problem = runner.run(case, pipeline)
+    def check_one(case, pipeline):
+        origin, text, expected = case
+        rc, _, err, problem = runner.run(text, pipeline)
         if problem is None and rc != 1:
             problem = "expected exit code 1 (a clean failure), got %d" % rc
         if problem is None and "error:" not in err:
             problem = "exit code 1 but no 'error:' diagnostic"
         if problem is None:
-            for text in expected:
-                if text not in err:
-                    problem = "diagnostic %r not found" % text
+            for want in expected:
+                if want not in err:
+                    problem = "diagnostic %r not found" % want
         if problem:
-            runner.report(problem, case, pipeline, err, origin)
+            runner.report(problem, text, pipeline, err, origin)
 
+    def check_batch(job):
+        """All of `batch` in one process (--split-input-file): each case
+        must print nothing (it failed) and have an error on its own lines;
+        a batch that does not pass is checked again case by case."""
+        batch, pipeline = job
+        texts = [t.rstrip("\n") + "\n" for _, t, _ in batch]
+        rc, out, err, problem = runner.run(SPLIT_LINE.join(texts), pipeline,
+                                           split=True,
+                                           timeout=runner.timeout * len(batch))
+        outs = SPLIT_MARKER.split(out)
+        errors = [(int(line), msg) for line, msg in re.findall(
+            r"^<stdin>:(\d+):\d+: error: (.*)$", err, re.MULTILINE)]
+        ok = problem is None and rc == 1 and len(outs) == len(batch)
+        first = 1
+        for i, (_, text, expected) in enumerate(batch):
+            last = first + texts[i].count("\n")  # its marker line
+            mine = " ".join(msg for line, msg in errors if first <= line < last)
+            if not ok or outs[i].strip() or not mine or \
+                    any(want not in mine for want in expected):
+                ok = False
+                break
+            first = last + 1
+        if not ok:
+            for case in batch:
+                check_one(case, pipeline)
+
+    jobs = [(b, p) for b in batches(cases, args.batch) for p in pipelines]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        list(pool.map(work, jobs))
-    cases = len({j[0] for j in jobs})
-    print("fuzz: corpus %s: %d files, %d cases, %d runs, %d failures" %
-          (args.check_corpus, len(files), cases, runner.runs,
-           len(runner.failures)))
+        list(pool.map(check_batch, jobs))
+    print("fuzz: corpus %s: %d files, %d cases, %d pipelines, %d runs, %d "
+          "failures" % (args.check_corpus, len(files), len(cases),
+                        len(pipelines), runner.runs, len(runner.failures)))
     return 1 if runner.failures else 0
 
 
@@ -616,9 +645,9 @@ def fuzz(args, runner, pipelines):
     first = "--mlir-print-op-generic"
     later = [p for p in pipelines if p != first]
 
-    def check(inputs, pool):
-        """Runs `inputs` through every pipeline; returns the valid ones with
-        their generic forms."""
+    def check(inputs, pool, passes=True):
+        """Runs `inputs` through every pipeline (through the first one only
+        unless `passes`); returns the valid ones with their generic forms."""
         outs = []
         for chunk_outs in pool.map(lambda b: runner.run_batch(b, first),
                                    batches(inputs, args.batch)):
@@ -626,7 +655,7 @@ def fuzz(args, runner, pipelines):
         valid = [(inp, out) for inp, out in zip(inputs, outs)
                  if out and not known_upstream_crash(out)]
         jobs = [(b, p) for b in batches([v for v, _ in valid], args.batch)
-                for p in later]
+                for p in (later if passes else [])]
         results = pool.map(lambda j: runner.run_batch(*j), jobs)
         if args.strict:
             # Printing, round-tripping and canonicalizing valid IR must
@@ -653,13 +682,14 @@ def fuzz(args, runner, pipelines):
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         valid_seeds = check(seeds, pool)
         # Generic forms of the valid seeds: the verifiers see them without
-        # the custom parsers in front.
+        # the custom parsers in front. They parse into the same IR as their
+        # seeds, so the passes need not see them again (their mutants do).
         generic = [("%s:generic" % origin, out)
                    for (origin, _), out in valid_seeds]
         if args.no_generic:
             generic = []
         else:
-            valid_seeds += check(generic, pool)
+            valid_seeds += check(generic, pool, passes=False)
         pool_all = seeds + generic
         pool_valid = [seed for seed, _ in valid_seeds] or pool_all
         rng = random.Random(args.seed)
@@ -669,14 +699,25 @@ def fuzz(args, runner, pipelines):
             parents = pool_valid if rng.random() < 0.8 else pool_all
             origin, text = parents[rng.randrange(len(parents))]
             mutants.append(("%s~%d" % (origin, n), mutate(rng, text)))
-        valid_mutants = check(mutants, pool)
+        # Mutants in rounds, so that --time-limit can stop between two.
+        valid_mutants, tested = [], 0
+        step = max(1, args.jobs * args.batch * 2)
+        for first_mutant in range(0, len(mutants), step):
+            if args.time_limit and time.time() - start > args.time_limit:
+                break
+            valid_mutants += check(mutants[first_mutant:first_mutant + step],
+                                   pool)
+            tested = min(len(mutants), first_mutant + step)
     elapsed = time.time() - start
     crashes = len(runner.failures)
+    if tested < len(mutants):
+        print("fuzz: --time-limit %gs reached after %d of %d mutants" %
+              (args.time_limit, tested, len(mutants)))
     print("fuzz: %d inputs (%d seeds from %d files, %d generic forms, %d "
           "mutants of which %d valid), %d pipelines, %d runs, %d crashes, "
           "%.1fs" %
-          (len(seeds) + len(generic) + len(mutants), len(seeds), len(files),
-           len(generic), len(mutants), len(valid_mutants), len(pipelines),
+          (len(seeds) + len(generic) + tested, len(seeds), len(files),
+           len(generic), tested, len(valid_mutants), len(pipelines),
            runner.runs, crashes, elapsed))
     if crashes:
         print("fuzz: failing inputs saved in %s" % runner.save_dir)
@@ -696,6 +737,10 @@ def main():
     parser.add_argument("--batch", type=int, default=16,
                         help="inputs per tile-opt process "
                              "(--split-input-file; default 16)")
+    parser.add_argument("--time-limit", type=float, default=0,
+                        metavar="SECONDS",
+                        help="stop starting new mutants after SECONDS "
+                             "(the seeds always run; 0: no limit)")
     parser.add_argument("--timeout", type=float, default=10.0,
                         help="per-run timeout in seconds (default 10)")
     parser.add_argument("--save-dir", default=None,
@@ -705,18 +750,16 @@ def main():
                         help="check that every case under DIR fails cleanly "
                              "instead of fuzzing")
     parser.add_argument("--pipeline", action="append", default=None,
-                        help="run only these pipelines (repeatable; '' is "
-                             "parse + verify). Default: all of them when "
-                             "fuzzing; parse + verify and --tile-to-cpu with "
-                             "--check-corpus, whose inputs never get past "
-                             "the verifier (--all-pipelines for all)")
+                        help="run only these pipelines (repeatable; "
+                             "--pipeline= is parse + verify). Default: the "
+                             "built-in list and every tile-* pass; with "
+                             "--check-corpus, parse + verify, canonicalize "
+                             "and the tile-to-* pipelines")
     parser.add_argument("--exclude-pipeline", action="append", default=[],
                         metavar="REGEX",
                         help="drop the pipelines that match REGEX "
                              "(repeatable; a stopgap for a pass under "
                              "construction)")
-    parser.add_argument("--all-pipelines", action="store_true",
-                        help="with --check-corpus, run every pipeline")
     parser.add_argument("--no-generic", action="store_true",
                         help="do not add the generic forms of the seeds")
     parser.add_argument("--no-strict", dest="strict", action="store_false",
@@ -745,11 +788,14 @@ def main():
     runner = Runner(tile_opt, args.timeout, save_dir, args.verbose)
     if args.pipeline is not None:
         pipelines = list(args.pipeline)
-    elif args.check_corpus and not args.all_pipelines:
-        # Parse + verify alone, and with every dialect a lowering loads.
-        pipelines = ["", "--tile-to-cpu"]
     else:
         pipelines = discover_pipelines(tile_opt)
+        if args.check_corpus:
+            # Its inputs never get past the verifier: parse + verify, alone
+            # and with all the dialects the full lowerings load, is enough.
+            pipelines = [p for p in pipelines
+                         if p in ("", "--canonicalize --cse") or
+                         re.fullmatch(r"--tile-to-\w+", p)]
     for pattern in args.exclude_pipeline:
         pipelines = [p for p in pipelines if p == "" or
                      not re.search(pattern, p)]

@@ -372,6 +372,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     // scratch copy.
     if (srcScope == Scope::Fragment && dstScope == Scope::Fragment &&
         dstStorage->layout != srcStorage->layout) {
+      if (op.getTarget().getType().getShape() !=
+          ArrayRef<int64_t>(op.getTargetSizes()))
+        return rewriter.notifyMatchFailure(op, "part of a fragment");
       Value view = stageToShared(rewriter, loc, op.getSource());
       if (!view)
         return rewriter.notifyMatchFailure(op, "fragment without scratch");
@@ -605,21 +608,16 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     Type aElt = op.getA().getType().getElementType();
     Type bElt = op.getB().getType().getElementType();
     Type cElt = op.getC().getType().getElementType();
-    // Operands in fragments are read through their shared scratch copy.
-    if (a->scope == Scope::Fragment) {
-      Value view = stageToShared(rewriter, loc, op.getA());
-      if (!view)
-        return rewriter.notifyMatchFailure(op, "A fragment without scratch");
-      a = Storage{view, Scope::Shared, nullptr, 0, 0};
-    }
-    if (b->scope == Scope::Fragment) {
-      Value view = stageToShared(rewriter, loc, op.getB());
-      if (!view)
-        return rewriter.notifyMatchFailure(op, "B fragment without scratch");
-      b = Storage{view, Scope::Shared, nullptr, 0, 0};
-    }
-    if (a->scope != Scope::Shared || b->scope != Scope::Shared)
-      return rewriter.notifyMatchFailure(op, "operands in local buffers");
+    // Everything is checked before any IR is created: a failed match
+    // leaves the op untouched.
+    auto hasScratch = [](Value fragment) {
+      auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
+      return castOp && castOp->hasAttr(kScratchAttr);
+    };
+    if (a->scope == Scope::Local || b->scope == Scope::Local ||
+        (a->scope == Scope::Fragment && !hasScratch(op.getA())) ||
+        (b->scope == Scope::Fragment && !hasScratch(op.getB())))
+      return rewriter.notifyMatchFailure(op, "operand storage");
     if (!aElt.isF16() || aElt != bElt || !cElt.isF32())
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
@@ -633,6 +631,14 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "accumulator layout");
     int64_t tileM = m / part->warpsM, tileN = n / part->warpsN;
     int64_t atomsM = tileM / 16, atomsN = tileN / 8;
+
+    // Operands in fragments are read through their shared scratch copy.
+    if (a->scope == Scope::Fragment)
+      a = Storage{stageToShared(rewriter, loc, op.getA()), Scope::Shared,
+                  nullptr, 0, 0};
+    if (b->scope == Scope::Fragment)
+      b = Storage{stageToShared(rewriter, loc, op.getB()), Scope::Shared,
+                  nullptr, 0, 0};
 
     if (op.getClearAccum())
       for (int64_t r = 0; r < c->numRegisters; ++r)
@@ -1419,7 +1425,9 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
 static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
                                 int64_t &sharedBytes) {
   int64_t numStages = loop.getNumStages();
-  if (numStages < 2)
+  // tile-verify-target rejects pipelines whose stages exceed shared memory;
+  // without it, absurd depths are left unpipelined rather than unrolled.
+  if (numStages < 2 || numStages > 32)
     return;
   SmallVector<Producer> producers;
   for (Operation &op : loop.getBodyBlock().without_terminator())

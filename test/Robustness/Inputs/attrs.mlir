@@ -342,3 +342,57 @@ func.func @tile_type() {
   %c = arith.constant 0 : !tile.tile
   return
 }
+
+// -----
+func.func @fragment_inverse_divides_by_zero() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d0 floordiv 0)>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+func.func @fragment_inverse_wrong_dims() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1, d2) -> (d0)>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+func.func @fragment_inverse_overflow() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d0 * 9223372036854775807 * 4)>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+func.func @fragment_inverse_twice() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d0), inverse = (d0, d1) -> (d0)>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+func.func @fragment_replicate_after_inverse() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d0), replicate = 1>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+func.func @fragment_inverse_wrong() {
+  tile.kernel (%bx) in (4) threads(128) {
+    %f = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    tile.annotate_layout %f layout(#tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d1)>) : memref<4xf32, #tile.scope<fragment>>
+  }
+  return
+}

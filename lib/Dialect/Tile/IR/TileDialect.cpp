@@ -233,6 +233,61 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
+Attribute FragmentLayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> shape;
+  int64_t threads = 0, replicate = 1;
+  AffineMap map, inverse;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess() ||
+      parser.parseCommaSeparatedList(AsmParser::Delimiter::Square,
+                                     [&]() -> ParseResult {
+                                       return parser.parseInteger(
+                                           shape.emplace_back());
+                                     }) ||
+      parser.parseComma() || parser.parseKeyword("threads") ||
+      parser.parseEqual() || parser.parseInteger(threads) ||
+      parser.parseComma() || parser.parseAffineMap(map))
+    return {};
+  bool seenReplicate = false, seenInverse = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    StringRef key;
+    llvm::SMLoc keyLoc = parser.getCurrentLocation();
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return {};
+    if (key == "replicate" && !seenReplicate && !seenInverse) {
+      seenReplicate = true;
+      if (parser.parseInteger(replicate))
+        return {};
+    } else if (key == "inverse" && !seenInverse) {
+      seenInverse = true;
+      if (parser.parseAffineMap(inverse))
+        return {};
+    } else {
+      parser.emitError(keyLoc)
+          << "expected 'replicate' or 'inverse' (once each, in that order), "
+             "got '"
+          << key << "'";
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<FragmentLayoutAttr>(loc, parser.getContext(), shape,
+                                               threads, map, replicate,
+                                               inverse);
+}
+
+void FragmentLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getShape(), printer);
+  printer << "], threads = " << getThreads() << ", " << getMap();
+  if (getReplicate() != 1)
+    printer << ", replicate = " << getReplicate();
+  if (getInverse())
+    printer << ", inverse = " << getInverse();
+  printer << ">";
+}
+
 std::pair<int64_t, int64_t>
 FragmentLayoutAttr::apply(ArrayRef<int64_t> indices) const {
   // -1 for what the verifier could not check (layouts too large to

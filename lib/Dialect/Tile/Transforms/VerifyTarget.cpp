@@ -108,6 +108,18 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
                            << target.getName();
         ok = false;
       }
+    } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
+      // On GPUs each global -> shared copy of a pipelined loop gets
+      // num_stages more copies of its buffer.
+      if (target.isGPU() && loop.getNumStages() > 1)
+        for (Operation &inner : loop.getBodyBlock())
+          if (auto copy = dyn_cast<CopyOp>(inner))
+            if (isGlobal(copy.getSource().getType()) &&
+                getScope(copy.getTarget().getType()) == Scope::Shared) {
+              int64_t bytes = getBufferBytes(copy.getTarget().getType());
+              int64_t stages = loop.getNumStages();
+              add(sharedBytes, bytes > kMax / stages ? kMax : bytes * stages);
+            }
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (!target.supportsCopyInst(copy.getInst())) {
         copy.emitOpError() << "asks for instruction '"

@@ -2,10 +2,7 @@
 
 // #tile.fragment
 
-// The shape cannot be empty in the textual form, so the verifier's "needs a
-// shape of rank >= 1" only guards layouts built in C++.
-// expected-error @below {{expected integer value}}
-// expected-error @below {{failed to parse Tile_FragmentLayoutAttr parameter 'shape' which is to be a `::llvm::ArrayRef<int64_t>`}}
+// expected-error @below {{fragment layout needs a shape of rank >= 1}}
 func.func @empty_shape() attributes {a = #tile.fragment<[], threads = 4, () -> (0, 0)>} {
   return
 }
@@ -233,5 +230,19 @@ func.func @copy_inst_unknown() attributes {a = #tile.copy_inst<bulk_async>} {
 
 // expected-error @below {{unknown attribute `layout` in dialect `tile`}}
 func.func @unknown_mnemonic() attributes {a = #tile.layout<1>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected 'replicate' or 'inverse' (once each, in that order), got 'inverse'}}
+func.func @inverse_twice() attributes {a = #tile.fragment<[4], threads = 4, (d0) -> (d0, 0), inverse = (d0, d1) -> (d0), inverse = (d0, d1) -> (d0)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected 'replicate' or 'inverse' (once each, in that order), got 'swizzle'}}
+func.func @unknown_key() attributes {a = #tile.fragment<[4], threads = 4, (d0) -> (d0, 0), swizzle = 2>} {
   return
 }

@@ -155,45 +155,41 @@ func.func @cyclic(%x: f32) {
 // -----
 
 // A pinned layout is kept as written (with or without an inverse, with
-// replicas), and the annotation stays for the lowering. A pin equal to the
-// accumulator layout of the fragment's gemm does not conflict with it.
+// replicas), and the annotation stays for the lowering. A fragment pinned
+// by several annotations of the same layout has no conflict.
 // CHECK-LABEL: func.func @pinned
-// CHECK: %[[P:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: %[[P:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2)>} : memref<64xf32, #tile.scope<fragment>>
 // CHECK: %[[Q:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>} : memref<16xf32, #tile.scope<fragment>>
-// CHECK: tile.annotate_layout %[[P]] layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>)
+// CHECK: %[[R:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 mod 64, 0), replicate = 2, inverse = (d0, d1) -> (d0 mod 64)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: tile.annotate_layout %[[P]] layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2)>)
 // CHECK: tile.annotate_layout %[[Q]] layout(#tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>)
-// CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>} : memref<16x8xf32, #tile.scope<fragment>>
-// CHECK: tile.annotate_layout %[[C]] layout(
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[C]] :
+// CHECK: tile.annotate_layout %[[R]] layout(
+// CHECK: tile.annotate_layout %[[R]] layout(
 // CPU-LABEL: func.func @pinned
 // CPU: tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
 func.func @pinned() {
   tile.kernel (%bx) in (1) threads(128) {
     %P = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
     %Q = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
-    tile.annotate_layout %P layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
+    %R = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    tile.annotate_layout %P layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2)>) : memref<64xf32, #tile.scope<fragment>>
     tile.annotate_layout %Q layout(#tile.fragment<[16], threads = 128, (d0) -> (d0, 0), replicate = 8>) : memref<16xf32, #tile.scope<fragment>>
-  }
-  tile.kernel (%bx) in (1) threads(32) {
-    %As = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
-    tile.annotate_layout %C layout(#tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>) : memref<16x8xf32, #tile.scope<fragment>>
-    tile.gemm %As, %Bs, %C : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+    tile.annotate_layout %R layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 mod 64, 0), replicate = 2, inverse = (d0, d1) -> (d0 mod 64)>) : memref<64xf32, #tile.scope<fragment>>
+    tile.annotate_layout %R layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 mod 64, 0), replicate = 2, inverse = (d0, d1) -> (d0 mod 64)>) : memref<64xf32, #tile.scope<fragment>>
   }
   return
 }
 
 // -----
 
-// The pass is idempotent: an existing tile.layout is recomputed to the same.
+// A tile.layout already on a fragment is replaced by the inferred one.
 // CHECK-LABEL: func.func @rerun
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
 // CPU-LABEL: func.func @rerun
-// CPU: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
+// CPU: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (-d0 + 31, 0)>} : memref<32xf32, #tile.scope<fragment>>
 func.func @rerun(%x: f32) {
   tile.kernel (%bx) in (1) threads(32) {
-    %F = tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), replicate = 1, inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>
+    %F = tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (31 - d0, 0)>} : memref<32xf32, #tile.scope<fragment>>
     tile.fill %F, %x : memref<32xf32, #tile.scope<fragment>>, f32
   }
   return

@@ -11,13 +11,12 @@
 //
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tile-opt %t/ops.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics | FileCheck %s
-// Without tile-infer-layouts (layouts written in the input, or missing).
+// Without tile-infer-layouts: fragments without layouts.
 // RUN: tile-opt %t/no-infer.mlir -split-input-file --tile-lower-ops=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/unknown-target.mlir --tile-lower-ops=target=sm_70 -verify-diagnostics
-// An op without a lowering fails the pass (and tile-opt).
+// A failure fails the pass (and tile-opt).
 // RUN: not tile-opt %t/no-infer.mlir -split-input-file --tile-lower-ops=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FAIL
 // FAIL: error: 'tile.alloc_fragment' op has no register layout with an inverse; run tile-infer-layouts first
-// FAIL: error: 'tile.gemm_sp' op cannot be lowered for target 'sm_80'
 
 //--- ops.mlir
 
@@ -444,7 +443,8 @@ func.func @unlowered_ops(%A: memref<?xf32>) {
 // -----
 
 // A pinned layout the lowering cannot walk: without an inverse, or with a
-// thread holding more registers than ceil(elements / threads).
+// thread holding more registers than ceil(elements * replicas / threads)
+// (here 2 of the 64 elements on each of threads 0 .. 31).
 func.func @pinned_without_inverse(%x: f32) {
   tile.kernel (%bx) in (1) threads(32) {
     // expected-error @below {{'tile.alloc_fragment' op has no register layout with an inverse; run tile-infer-layouts first}}
@@ -461,7 +461,7 @@ func.func @pinned_not_walkable(%in: memref<64xf32>, %out: memref<256xf32>) {
   tile.kernel (%bx) in (1) threads(128) {
     // expected-error @below {{'tile.alloc_fragment' op has a register layout this lowering cannot walk: it needs the 64 elements, one each, in the slots (thread t, register r) with r * 128 + t < 64}}
     %F = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
-    tile.annotate_layout %F layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
+    tile.annotate_layout %F layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), replicate = 2, inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
     tile.copy %in[0] to %F : memref<64xf32> to memref<64xf32, #tile.scope<fragment>>
     tile.copy %F to %out[0] : memref<64xf32, #tile.scope<fragment>> to memref<256xf32>
   }
@@ -482,43 +482,12 @@ func.func @missing_layout(%x: f32) {
 
 // -----
 
-// Ops the lowering leaves are reported at their location: sparse gemm, a
-// gemm of another element type than f16 -> f32, a gemm whose accumulator
-// does not have the mma.sync layout.
-func.func @gemm_sp() {
+// A tile.layout without an inverse is no better.
+func.func @layout_without_inverse(%x: f32) {
   tile.kernel (%bx) in (1) threads(32) {
-    %As = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %Es = tile.alloc_shared : memref<16x1xi16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 * 8 + d1) mod 32, (d0 * 8 + d1) floordiv 32), replicate = 1, inverse = (d0, d1) -> ((d1 * 32 + d0) floordiv 8, d0 mod 8)>} : memref<16x8xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm_sp' op cannot be lowered for target 'sm_80'}}
-    tile.gemm_sp %As, %Es, %Bs, %C : memref<16x8xf16, #tile.scope<shared>>, memref<16x1xi16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-func.func @gemm_bf16() {
-  tile.kernel (%bx) in (1) threads(32) {
-    %As = tile.alloc_shared : memref<16x16xbf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x8xbf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), replicate = 1, inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>} : memref<16x8xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot be lowered for target 'sm_80'}}
-    tile.gemm %As, %Bs, %C : memref<16x16xbf16, #tile.scope<shared>>, memref<16x8xbf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-func.func @gemm_cyclic_accumulator() {
-  tile.kernel (%bx) in (1) threads(32) {
-    %As = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 * 8 + d1) mod 32, (d0 * 8 + d1) floordiv 32), replicate = 1, inverse = (d0, d1) -> ((d1 * 32 + d0) floordiv 8, d0 mod 8)>} : memref<16x8xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot be lowered for target 'sm_80'}}
-    tile.gemm %As, %Bs, %C : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.alloc_fragment' op has no register layout with an inverse; run tile-infer-layouts first}}
+    %F = tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0, 0)>} : memref<32xf32, #tile.scope<fragment>>
+    tile.fill %F, %x : memref<32xf32, #tile.scope<fragment>>, f32
   }
   return
 }

@@ -136,10 +136,8 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     DefaultValuedParameter<"int64_t", "1">:$replicate,
     OptionalParameter<"::mlir::AffineMap">:$inverse
   );
-  let assemblyFormat = [{
-    `<` `[` $shape `]` `,` `threads` `=` $threads `,` $map
-    (`,` `replicate` `=` $replicate^)? (`,` `inverse` `=` $inverse^)? `>`
-  }];
+  // <[shape], threads = T, map[, replicate = r][, inverse = map]>
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Registers each thread holds.
