@@ -130,7 +130,10 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
 
     // Vector rows when the tile's last dim is the last (contiguous: unit
     // stride) dim of both buffers; element by element otherwise.
-    bool vectorize = !tile.empty() &&
+    // Rows longer than kMaxVectorRow elements are copied element by
+    // element: one vector per row would be too large for LLVM.
+    constexpr int64_t kMaxVectorRow = 4096;
+    bool vectorize = !tile.empty() && tile.back() <= kMaxVectorRow &&
                      src.tileDims.back() == src.type.getRank() - 1 &&
                      dst.tileDims.back() == dst.type.getRank() - 1 &&
                      src.type.isLastDimUnitStride() &&
