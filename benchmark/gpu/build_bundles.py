@@ -26,6 +26,8 @@ GEMMS = [
     ("gemm_f16_nt_2048", 2048, 2048, 2048, False, True, "float16"),
     ("gemm_f16_tn_2048", 2048, 2048, 2048, True, False, "float16"),
     ("gemm_f16_nn_small_odd", 200, 328, 136, False, False, "float16"),
+    ("gemm_bf16_nn_4096", 4096, 4096, 4096, False, False, "bfloat16"),
+    ("gemm_bf16_nn_odd", 4095, 4097, 1000, False, False, "bfloat16"),
 ]
 
 

@@ -113,10 +113,11 @@ public:
     }
     Type a = gemm.getA().getType().getElementType();
     Type c = gemm.getC().getType().getElementType();
-    if (!a.isF16() || !c.isF32()) {
+    if (!(a.isF16() || a.isBF16()) || !c.isF32()) {
       why = "is lowered to mma.sync m16n8k16 on " + name.str() +
-            ", which takes f16 inputs with an f32 accumulator in this version "
-            "(bf16, tf32, fp8 and i8 tensor-core lowerings are not built yet)";
+            ", which takes f16 or bf16 inputs with an f32 accumulator in this "
+            "version (tf32, fp8 and i8 tensor-core lowerings are not built "
+            "yet)";
       return nullptr;
     }
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();

@@ -23,6 +23,8 @@
 #include "mlir/Dialect/Affine/Utils.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -594,6 +596,36 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
 // Gemm: mma.sync m16n8k16
 //===----------------------------------------------------------------------===//
 
+/// mma.sync m16n8k16 with bf16 operands (upstream nvgpu.mma.sync does not
+/// type them): the operand pairs go to nvvm.mma.sync as 32-bit registers.
+SmallVector<Value> bf16MmaSync(OpBuilder &b, Location loc, Value aFrag,
+                               Value bFrag, ArrayRef<Value> acc) {
+  auto packRows = [&](Value frag) {
+    SmallVector<Value> regs;
+    auto type = cast<VectorType>(frag.getType());
+    for (int64_t i = 0; i < type.getDimSize(0); ++i) {
+      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i});
+      Value word = vector::BitCastOp::create(
+          b, loc, VectorType::get({1}, b.getI32Type()), pair);
+      regs.push_back(vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+    }
+    return regs;
+  };
+  Type f32 = b.getF32Type();
+  auto resultType =
+      LLVM::LLVMStructType::getLiteral(b.getContext(), {f32, f32, f32, f32});
+  Value d = NVVM::MmaOp::create(
+      b, loc, resultType, packRows(aFrag), packRows(bFrag), acc,
+      ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+      std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::bf16, NVVM::MMATypes::bf16},
+      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                     NVVM::MMALayout::col});
+  SmallVector<Value> out;
+  for (int64_t q = 0; q < 4; ++q)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, d, q));
+  return out;
+}
+
 struct GemmLowering : public OpRewritePattern<GemmOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -618,7 +650,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         (a->scope == Scope::Fragment && !hasScratch(op.getA())) ||
         (b->scope == Scope::Fragment && !hasScratch(op.getB())))
       return rewriter.notifyMatchFailure(op, "operand storage");
-    if (!aElt.isF16() || aElt != bElt || !cElt.isF32())
+    if (!(aElt.isF16() || aElt.isBF16()) || aElt != bElt || !cElt.isF32())
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
@@ -788,17 +820,23 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
             acc.push_back(memref::LoadOp::create(
                 rewriter, loc, c->memref,
                 ValueRange{indexConst(rewriter, loc, base + q)}));
-          Value cVec = vector::FromElementsOp::create(rewriter, loc, cType, acc);
-          Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
-                                             bFrags[an], cVec,
-                                             ArrayRef<int64_t>{16, 8, 16});
-          for (int64_t q = 0; q < 4; ++q) {
-            Value v = vector::ExtractOp::create(rewriter, loc, d,
-                                                ArrayRef<int64_t>{q / 2, q % 2});
-            memref::StoreOp::create(
-                rewriter, loc, v, c->memref,
-                ValueRange{indexConst(rewriter, loc, base + q)});
+          SmallVector<Value> out;
+          if (aElt.isBF16()) {
+            out = bf16MmaSync(rewriter, loc, aFrags[am], bFrags[an], acc);
+          } else {
+            Value cVec =
+                vector::FromElementsOp::create(rewriter, loc, cType, acc);
+            Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
+                                               bFrags[an], cVec,
+                                               ArrayRef<int64_t>{16, 8, 16});
+            for (int64_t q = 0; q < 4; ++q)
+              out.push_back(vector::ExtractOp::create(
+                  rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
           }
+          for (int64_t q = 0; q < 4; ++q)
+            memref::StoreOp::create(
+                rewriter, loc, out[q], c->memref,
+                ValueRange{indexConst(rewriter, loc, base + q)});
         }
       }
     }

@@ -275,27 +275,12 @@ func.func @k_not_multiple_of_16() {
 
 // -----
 
-// bf16, tf32 (f32 inputs), f16 accumulators and i8 are legal gemms (see
-// tile-verify-target) whose tensor-core lowering is not built yet.
-func.func @bf16() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x32xbf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x64xbf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 inputs with an f32 accumulator in this version (bf16, tf32, fp8 and i8 tensor-core lowerings are not built yet)}}
-    tile.gemm %As, %Bs, %C : memref<64x32xbf16, #tile.scope<shared>>, memref<32x64xbf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
 func.func @tf32() {
   tile.kernel (%bx) in (1) threads(128) {
     %As = tile.alloc_shared : memref<64x32xf32, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xf32, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
     tile.gemm %As, %Bs, %C : memref<64x32xf32, #tile.scope<shared>>, memref<32x64xf32, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
   }
   return
@@ -308,7 +293,7 @@ func.func @f16_accumulator() {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
     tile.gemm %As, %Bs, %C : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<fragment>>
   }
   return
@@ -321,7 +306,7 @@ func.func @i8() {
     %As = tile.alloc_shared : memref<64x32xi8, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xi8, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xi32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
     tile.gemm %As, %Bs, %C : memref<64x32xi8, #tile.scope<shared>>, memref<32x64xi8, #tile.scope<shared>>, memref<64x64xi32, #tile.scope<fragment>>
   }
   return
