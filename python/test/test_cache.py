@@ -285,3 +285,27 @@ def test_compile_without_compiler_library_is_a_clear_error(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert "error:" in out.stdout and "missing.so" in out.stdout, out.stdout
+
+
+def test_cuda_bundle_is_cached_and_needs_no_compiler_on_reload(cache_dir, monkeypatch):
+    # Compiling for CUDA needs no GPU; the second compile of the same kernel
+    # (even from another checkout: source locations are not in the key)
+    # finds the bundle and never calls the compiler.
+    first = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    meta = json.loads((first.bundle_dir / "bundle.json").read_text())
+    assert meta["target"] == "cuda" and meta["binary"] in meta["files"]
+    assert "kernel.ptx" in meta["files"]
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("the CUDA compiler was called on a cache hit")
+
+    monkeypatch.setattr(_compiler, "compile_cuda", no_compiler)
+    second = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert second.bundle_dir == first.bundle_dir
+    assert ".target sm_90a" in second.get_kernel_source()
+
+
+def test_cache_key_ignores_source_locations():
+    ir = 'func.func @f() { return loc("/a/b.py":3:4) } loc("/a/b.py":1:1)'
+    moved = ir.replace("/a/b.py", "/elsewhere/c.py")
+    assert jit_mod._LOCATION.sub("", ir) == jit_mod._LOCATION.sub("", moved)

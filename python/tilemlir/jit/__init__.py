@@ -1,6 +1,7 @@
 """Compiling kernels: tilemlir.compile and the @tilemlir.jit decorator."""
 
 import functools
+import re
 import os
 import pathlib
 import shutil
@@ -13,6 +14,9 @@ from ..language import PrimFunc
 from ..language.parser import translate_with_launch
 from ..runtime import load_bundle
 from . import cache
+
+_LOCATION = re.compile(r'loc\("(?:[^"\\]|\\.)*":\d+:\d+\)')
+
 
 def _compiler():
     """The compiler bridge, imported on first use: loading bundles through
@@ -189,8 +193,13 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch = translate_with_launch(func)
-    version = _compiler().version() if _compiler().available() else "runtime-only"
-    key = cache.make_key(ir, target, version)
+    # The package and its compiler library are one release: the key uses the
+    # package's version, so bundles built elsewhere (or shipped) are found
+    # where no compiler is installed.
+    from .. import __version__ as version
+    # Source locations do not change the binary: leaving them out of the
+    # key lets a cache filled from another checkout (or machine) serve.
+    key = cache.make_key(_LOCATION.sub("", ir), target, version)
     entry = cache.lookup(key)
     if entry is None:
         if target == "cpu":

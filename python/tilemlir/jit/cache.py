@@ -46,9 +46,12 @@ def lookup(key):
         return None
     try:
         meta = json.loads(meta_path.read_text())
-        # The library that will be loaded must be among the checked files.
-        if meta["library"] not in meta["files"]:
-            raise ValueError(f"{meta['library']} has no digest")
+        # The binaries that will be loaded must be among the checked files.
+        for role in ("library", "binary", "ptx"):
+            if role in meta and meta[role] not in meta["files"]:
+                raise ValueError(f"{meta[role]} has no digest")
+        if "library" not in meta and "binary" not in meta:
+            raise ValueError("the entry names no binary")
         for name, digest in meta["files"].items():
             if _digest(entry / name) != digest:
                 raise ValueError(f"{name} does not match its digest")

@@ -52,9 +52,20 @@ class Profiler:
             data = self.rng.standard_normal(shape)
         return np.ascontiguousarray(data.astype(dt.numpy))
 
+    @property
+    def _on_gpu(self):
+        return getattr(self.kernel, "target", "cpu") != "cpu"
+
     def supply_inputs(self, dims=None):
+        """Random inputs: numpy arrays for CPU kernels, CUDA torch tensors
+        for GPU kernels."""
         dims = dims or {}
-        return [self._supply(p, dims) for p in self.kernel.input_params]
+        inputs = [self._supply(p, dims) for p in self.kernel.input_params]
+        if self._on_gpu:
+            import torch
+            inputs = [torch.from_numpy(a).cuda() if isinstance(a, np.ndarray) else a
+                      for a in inputs]
+        return inputs
 
     def assert_allclose(self, reference_program, input_tensors=None, atol=1e-2, rtol=1e-2,
                         max_mismatched_ratio=0.0):
@@ -67,9 +78,13 @@ class Profiler:
         ref = list(ref) if isinstance(ref, (list, tuple)) else [ref]
         if len(got) != len(ref):
             raise AssertionError(f"kernel returned {len(got)} outputs, reference {len(ref)}")
+        def host(x):
+            if hasattr(x, "detach"):  # torch
+                x = x.detach().float().cpu().numpy()
+            return np.asarray(x, dtype=np.float64)
+
         for i, (g, r) in enumerate(zip(got, ref)):
-            g = np.asarray(g, dtype=np.float64)
-            r = np.asarray(r, dtype=np.float64)
+            g, r = host(g), host(r)
             if g.shape != r.shape:
                 raise AssertionError(f"output {i}: shape {g.shape} != reference shape {r.shape}")
             bad = ~np.isclose(g, r, atol=atol, rtol=rtol)
@@ -82,11 +97,13 @@ class Profiler:
 
     def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
                  input_tensors=None):
-        """Median time of one call in milliseconds (wall clock on the CPU).
-        `warmup` / `rep` are milliseconds as in TileLang; n_warmup / n_repeat
-        override them with call counts."""
+        """Median time of one call in milliseconds: wall clock on the CPU,
+        CUDA events on GPUs. `warmup` / `rep` are milliseconds as in
+        TileLang; n_warmup / n_repeat override them with call counts."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         fn = func or self.kernel
+        if self._on_gpu:
+            return self._bench_cuda(fn, inputs, warmup, rep, n_warmup, n_repeat)
         start = time.perf_counter()
         fn(*inputs)
         once = max(time.perf_counter() - start, 1e-6)
@@ -100,3 +117,29 @@ class Profiler:
             fn(*inputs)
             times.append(time.perf_counter() - t)
         return float(np.median(times) * 1e3)
+
+    @staticmethod
+    def _bench_cuda(fn, inputs, warmup, rep, n_warmup, n_repeat):
+        import torch
+        fn(*inputs)
+        torch.cuda.synchronize()
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        for _ in range(5):
+            fn(*inputs)
+        end.record()
+        torch.cuda.synchronize()
+        once = max(start.elapsed_time(end) / 5, 1e-3)
+        n_w = n_warmup or max(1, int(warmup / once))
+        n_r = n_repeat or max(3, min(1000, int(rep / once)))
+        for _ in range(n_w):
+            fn(*inputs)
+        times = []
+        for _ in range(n_r):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn(*inputs)
+            e.record()
+            torch.cuda.synchronize()
+            times.append(s.elapsed_time(e))
+        return float(np.median(times))
