@@ -2,7 +2,8 @@
 compiled and run on the default target with its check and time.
 
 1. The seed GEMM in tile IR (examples/gemm/gemm.mlir): verified for every
-   target and lowered to LLVM by tile-to-cpu, with tile-opt.
+   target, lowered to LLVM by tile-to-cpu and to PTX / cubin by tile-to-nvvm,
+   with tile-opt.
 2. The seed GEMM in TileLang's Python (examples/gemm/example_gemm.py):
    compiled for the default target (CUDA when an NVIDIA GPU and torch are
    present, else the CPU), checked at an odd shape, timed at 1024^3 (4096^3
@@ -46,6 +47,10 @@ def main():
         print(f"    tile-verify-target target={target:7s} legal      ({t * 1e3:4.0f} ms)")
     out, t = tile_opt(args.tile_opt, ["--tile-to-cpu"])
     print(f"    tile-to-cpu                       {out.count('llvm.func')} llvm.func ({t * 1e3:4.0f} ms)")
+    for chip, fmt, what in (("sm_80", "isa", "PTX"), ("sm_90a", "bin", "cubin (ptxas)")):
+        out, t = tile_opt(args.tile_opt, [f"--tile-to-nvvm=chip={chip} format={fmt}"])
+        mma = "mma.sync in the PTX" if fmt == "isa" and "mma.sync" in out else ""
+        print(f"    tile-to-nvvm chip={chip:6s} -> {what} {mma} ({t * 1e3:4.0f} ms)")
 
     print(f"[2] seed GEMM in Python: {SEED_PY.relative_to(ROOT)}")
     spec = importlib.util.spec_from_file_location("example_gemm", SEED_PY)
