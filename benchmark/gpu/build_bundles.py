@@ -85,7 +85,9 @@ def main():
     for arch in args.archs:
         for name, batch, heads, seq, dim, causal in ATTENTION:
             start = time.perf_counter()
-            kernel = tilemlir.compile(fa.flashattn.factory(batch, heads, seq, dim, causal),
+            # Two stages: the K and V copies run one iteration ahead (cp.async).
+            kernel = tilemlir.compile(fa.flashattn.factory(batch, heads, seq, dim, causal,
+                                                           num_stages=2),
                                       out_idx=[3], target=f"cuda -arch={arch}")
             full = f"{name}_{arch}"
             shutil.copytree(kernel.bundle_dir, out / full)

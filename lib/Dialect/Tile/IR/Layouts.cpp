@@ -16,8 +16,12 @@ mlir::tile::getWarpPartition(int64_t m, int64_t n, int64_t warps,
                              int64_t atomN) {
   // No warp at all (a block of fewer than 32 threads) or a degenerate atom:
   // nothing to partition, and the divisibility checks below would divide
-  // by zero.
-  if (warps <= 0 || atomM <= 0 || atomN <= 0)
+  // by zero. No block has anywhere near kMaxWarps warps either; the search
+  // below is linear in the warp count and would not finish for a thread
+  // count like INT64_MAX.
+  constexpr int64_t kMaxWarps = 1 << 16;
+  if (warps <= 0 || warps > kMaxWarps || atomM <= 0 || atomN <= 0 ||
+      atomM > kMaxWarps || atomN > kMaxWarps)
     return std::nullopt;
   auto fits = [&](int64_t wm, int64_t wn) {
     return wm * wn == warps && m % (atomM * wm) == 0 && n % (atomN * wn) == 0;

@@ -96,3 +96,16 @@ func.func @dead_kernels(%n: index) {
   }
   return
 }
+
+// -----
+// The most threads the verifier accepts: tile-infer-layouts used to search
+// warp partitions of this gemm one warp count at a time, forever.
+func.func @max_threads_gemm() {
+  tile.kernel (%bx) in (1) threads(9223372036854775807) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
+    tile.gemm %a, %b, %c : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
+  }
+  return
+}
