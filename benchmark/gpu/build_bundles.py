@@ -39,6 +39,8 @@ ATTENTION = [
     ("mha_d64_s200_odd_causal", 1, 2, 200, 64, True),
 ]
 
+GEMM_SP = [("gemm_sp_f16_4096", 4096, 4096, 4096), ("gemm_sp_f16_odd", 1000, 520, 512)]
+
 SOFTMAX = [("softmax_4096x1024", 4096, 1024), ("softmax_1000x512_odd", 1000, 512)]
 
 # Tile configurations tried at 4096^3 (sm_90a): block_M, block_N, block_K,
@@ -95,6 +97,14 @@ def main():
                           "seq": seq, "dim": dim, "causal": causal, "arch": arch,
                           "compile_s": round(time.perf_counter() - start, 3)})
             print(f"{full:32s} compiled in {time.perf_counter() - start:.2f} s")
+        for name, m, n, k in GEMM_SP:
+            kernel = tilemlir.compile(kernels.gemm_sp(m, n, k), out_idx=[3],
+                                      target=f"cuda -arch={arch}")
+            full = f"{name}_{arch}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "gemm_sp", "M": m, "N": n, "K": k,
+                          "arch": arch})
+            print(f"{full:32s} compiled")
         for name, m, n in SOFTMAX:
             kernel = tilemlir.compile(kernels.softmax(m, n), out_idx=[1],
                                       target=f"cuda -arch={arch}")

@@ -52,3 +52,48 @@ def softmax(M, N, block_M=16, threads=128, dtype="float16", accum_dtype="float")
             T.copy(x, Y[bx * block_M, 0])
 
     return softmax_kernel
+
+
+def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="float16",
+            accum_dtype="float"):
+    """C = A * B with a 2:4-sparse A given as its kept values (M x K/2) and
+    int16 metadata (M x K/16: 2 bits per kept value, its position in its
+    group of 4)."""
+    e_factor = 16
+
+    @T.prim_func
+    def gemm_sp_kernel(A_sparse: T.Tensor((M, K // 2), dtype),
+                       E: T.Tensor((M, K // e_factor), "int16"),
+                       B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K // 2), dtype)
+            E_shared = T.alloc_shared((block_M, block_K // e_factor), "int16")
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A_sparse[by * block_M, k * block_K // 2], A_shared)
+                T.copy(E[by * block_M, k * block_K // e_factor], E_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm_sp(A_shared, E_shared, B_shared, C_local)
+            T.copy(C_local, C[by * block_M, bx * block_N])
+
+    return gemm_sp_kernel
+
+
+def make_sparse(M, K, rng):
+    """(values M x K/2, int16 metadata M x K/16, dense M x K) of a random
+    2:4-sparse matrix, as numpy arrays."""
+    import numpy as np
+    dense = np.zeros((M, K), dtype=np.float32)
+    values = rng.standard_normal((M, K // 2)).astype(np.float16)
+    meta = np.zeros((M, K // 16), dtype=np.uint16)
+    for g in range(K // 4):
+        # Two positions out of 4 in each group, per row.
+        choice = np.sort(np.argsort(rng.random((M, 4)), axis=1)[:, :2], axis=1)
+        for t in range(2):
+            j = 2 * g + t
+            pos = choice[:, t]
+            dense[np.arange(M), 4 * g + pos] = values[:, j].astype(np.float32)
+            meta[:, j // 8] |= (pos.astype(np.uint16) << (2 * (j % 8))).astype(np.uint16)
+    return values, meta.view(np.int16), dense

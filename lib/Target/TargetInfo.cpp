@@ -106,13 +106,24 @@ public:
   }
   FragmentLayoutAttr getAccumulatorLayout(Operation *op,
                                           std::string &why) const override {
-    auto gemm = dyn_cast<GemmOp>(op);
-    if (!gemm) {
-      why = "has no tensor-core lowering on " + name.str() + " yet";
-      return nullptr;
+    // tile.gemm_sp runs as a dense gemm on its expanded A.
+    Type a, c;
+    int64_t m, n, k;
+    GemmWarpPolicy policy;
+    if (auto gemm = dyn_cast<GemmOp>(op)) {
+      a = gemm.getA().getType().getElementType();
+      c = gemm.getC().getType().getElementType();
+      m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
+      policy = gemm.getPolicy();
+    } else {
+      auto sparse = cast<GemmSpOp>(op);
+      a = sparse.getA().getType().getElementType();
+      c = sparse.getC().getType().getElementType();
+      m = sparse.getC().getType().getDimSize(0);
+      n = sparse.getC().getType().getDimSize(1);
+      k = 2 * sparse.getA().getType().getDimSize(1);
+      policy = sparse.getPolicy();
     }
-    Type a = gemm.getA().getType().getElementType();
-    Type c = gemm.getC().getType().getElementType();
     if (!(a.isF16() || a.isBF16()) || !c.isF32()) {
       why = "is lowered to mma.sync m16n8k16 on " + name.str() +
             ", which takes f16 or bf16 inputs with an f32 accumulator in this "
@@ -121,13 +132,12 @@ public:
       return nullptr;
     }
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();
-    int64_t m = gemm.getM(), n = gemm.getN();
     std::optional<WarpPartition> part =
-        getWarpPartition(m, n, threads / 32, gemm.getPolicy(), 16, 8);
-    if (!part || gemm.getK() % 16 != 0) {
+        getWarpPartition(m, n, threads / 32, policy, 16, 8);
+    if (!part || k % 16 != 0) {
       why = "cannot split its " + std::to_string(m) + "x" +
-            std::to_string(n) + "x" + std::to_string(gemm.getK()) +
-            " tile over " + std::to_string(threads / 32) +
+            std::to_string(n) + "x" + std::to_string(k) + " tile over " +
+            std::to_string(threads / 32) +
             " warps in 16x8x16 mma.sync atoms (M must be a multiple of 16 "
             "and N of 8 per warp, K of 16)";
       return nullptr;

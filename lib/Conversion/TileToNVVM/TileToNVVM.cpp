@@ -626,6 +626,194 @@ SmallVector<Value> bf16MmaSync(OpBuilder &b, Location loc, Value aFrag,
   return out;
 }
 
+/// The operands of a warp-level mma.sync m16n8k16 gemm (tile.gemm, or
+/// tile.gemm_sp on its decompressed A).
+struct MmaGemm {
+  Storage a, b, c;
+  int64_t m, n, k;
+  bool transposeA, transposeB, clearAccum;
+  WarpPartition part;
+  Type aElt, cElt;
+  int64_t aRowLength, bRowLength; // inner extents of the stored A and B
+};
+
+/// C += op(A) op(B): each warp computes its warp tile of C with ldmatrix
+/// operand loads and mma.sync.
+void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
+  int64_t m = mma.m, n = mma.n, k = mma.k;
+  const WarpPartition *part = &mma.part;
+  Type aElt = mma.aElt, cElt = mma.cElt;
+  int64_t tileM = m / part->warpsM, tileN = n / part->warpsN;
+  int64_t atomsM = tileM / 16, atomsN = tileN / 8;
+  if (mma.clearAccum)
+    for (int64_t r = 0; r < mma.c.numRegisters; ++r)
+      memref::StoreOp::create(rewriter, loc, zeroOf(rewriter, loc, cElt),
+                              mma.c.memref,
+                              ValueRange{indexConst(rewriter, loc, r)});
+
+  Value tid = threadId(rewriter, loc);
+  Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                      indexConst(rewriter, loc, kWarpSize));
+  Value warp = arith::DivUIOp::create(rewriter, loc, tid,
+                                      indexConst(rewriter, loc, kWarpSize));
+  Value wn = indexConst(rewriter, loc, part->warpsN);
+  Value warpRow = arith::MulIOp::create(
+      rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
+      indexConst(rewriter, loc, tileM));
+  Value warpCol = arith::MulIOp::create(
+      rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
+      indexConst(rewriter, loc, tileN));
+  Value laneDiv4 = arith::DivUIOp::create(rewriter, loc, lane,
+                                          indexConst(rewriter, loc, 4));
+  Value laneMod4x2 = arith::MulIOp::create(
+      rewriter, loc,
+      arith::RemUIOp::create(rewriter, loc, lane,
+                             indexConst(rewriter, loc, 4)),
+      indexConst(rewriter, loc, 2));
+  auto add = [&](Value x, int64_t y) -> Value {
+    return y == 0 ? x
+                  : arith::AddIOp::create(rewriter, loc, x,
+                                          indexConst(rewriter, loc, y))
+                        .getResult();
+  };
+  // Element (row, col) of op(A) / (kk, col) of op(B).
+  // Indices of element (r, c) of a stored operand, swizzled if it is.
+  auto physical = [&](const Storage &s, Value r, Value c) {
+    return SmallVector<Value>{r, swizzledColumn(rewriter, loc, s, r, c)};
+  };
+  auto loadA = [&](Value row, Value col) -> Value {
+    SmallVector<Value> idx = {row, col};
+    if (mma.transposeA)
+      std::swap(idx[0], idx[1]);
+    return memref::LoadOp::create(rewriter, loc, mma.a.memref,
+                                  physical(mma.a, idx[0], idx[1]));
+  };
+  auto loadB = [&](Value kk, Value col) -> Value {
+    SmallVector<Value> idx = {kk, col};
+    if (mma.transposeB)
+      std::swap(idx[0], idx[1]);
+    return memref::LoadOp::create(rewriter, loc, mma.b.memref,
+                                  physical(mma.b, idx[0], idx[1]));
+  };
+  auto aType = VectorType::get({4, 2}, aElt);
+  auto bType = VectorType::get({2, 2}, aElt);
+  auto cType = VectorType::get({2, 2}, cElt);
+
+  // ldmatrix reads 8x8 blocks whose rows are 16-byte aligned: shared
+  // tiles with rows of a multiple of 8 halves. Other shapes load the
+  // fragments element by element.
+  bool useLdMatrix = mma.aRowLength % 8 == 0 && mma.bRowLength % 8 == 0;
+  Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane,
+                                          indexConst(rewriter, loc, 8));
+  Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane,
+                                           indexConst(rewriter, loc, 16));
+  // (lane / 16) * 8 and ((lane / 8) mod 2) * 8: which 8x8 block a lane
+  // addresses in an x4 ldmatrix.
+  Value laneHi8 = arith::MulIOp::create(
+      rewriter, loc,
+      arith::DivUIOp::create(rewriter, loc, lane,
+                             indexConst(rewriter, loc, 16)),
+      indexConst(rewriter, loc, 8));
+  Value laneMid8 = arith::MulIOp::create(
+      rewriter, loc,
+      arith::RemUIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc, lane,
+                                 indexConst(rewriter, loc, 8)),
+          indexConst(rewriter, loc, 2)),
+      indexConst(rewriter, loc, 8));
+  auto ldmatrix = [&](const Storage &s, Value row, Value col, bool transpose,
+                      int64_t tiles, VectorType type) -> Value {
+    return nvgpu::LdMatrixOp::create(rewriter, loc, type, s.memref,
+                                     physical(s, row, col),
+                                     rewriter.getBoolAttr(transpose),
+                                     rewriter.getI32IntegerAttr(tiles));
+  };
+
+  for (int64_t ks = 0; ks < k / 16; ++ks) {
+    Value k0 = add(laneMod4x2, ks * 16);
+    Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
+    SmallVector<Value> aFrags, bFrags;
+    for (int64_t am = 0; am < atomsM; ++am) {
+      Value m0 = add(warpRow, am * 16);
+      if (useLdMatrix) {
+        // Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
+        // (m 8-15, k 8-15): the a0..a7 order of mma.sync.
+        if (!mma.transposeA)
+          aFrags.push_back(ldmatrix(
+              mma.a, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
+              add(laneHi8, ks * 16), false, 4, aType));
+        else
+          aFrags.push_back(ldmatrix(
+              mma.a,
+              add(arith::AddIOp::create(rewriter, loc, laneMod8, laneHi8),
+                  ks * 16),
+              arith::AddIOp::create(rewriter, loc, m0, laneMid8), true, 4,
+              aType));
+        continue;
+      }
+      Value r0 = arith::AddIOp::create(rewriter, loc, m0, laneDiv4);
+      Value r8 = add(r0, 8);
+      SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
+                              loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
+                              loadA(r8, k8), loadA(r8, k9)};
+      aFrags.push_back(
+          vector::FromElementsOp::create(rewriter, loc, aType, e));
+    }
+    for (int64_t an = 0; an < atomsN; ++an) {
+      Value n0 = add(warpCol, an * 8);
+      if (useLdMatrix) {
+        // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
+        Value frag;
+        if (!mma.transposeB)
+          frag = ldmatrix(mma.b,
+                          add(arith::AddIOp::create(rewriter, loc, laneMod8,
+                                                    laneMid8),
+                              ks * 16),
+                          n0, true, 2, bType);
+        else
+          frag = ldmatrix(mma.b,
+                          arith::AddIOp::create(rewriter, loc, n0, laneMod8),
+                          add(laneMid8, ks * 16), false, 2, bType);
+        bFrags.push_back(frag);
+        continue;
+      }
+      Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);
+      SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
+                              loadB(k9, col)};
+      bFrags.push_back(
+          vector::FromElementsOp::create(rewriter, loc, bType, e));
+    }
+    for (int64_t am = 0; am < atomsM; ++am) {
+      for (int64_t an = 0; an < atomsN; ++an) {
+        int64_t base = (am * atomsN + an) * 4;
+        SmallVector<Value> acc;
+        for (int64_t q = 0; q < 4; ++q)
+          acc.push_back(memref::LoadOp::create(
+              rewriter, loc, mma.c.memref,
+              ValueRange{indexConst(rewriter, loc, base + q)}));
+        SmallVector<Value> out;
+        if (aElt.isBF16()) {
+          out = bf16MmaSync(rewriter, loc, aFrags[am], bFrags[an], acc);
+        } else {
+          Value cVec =
+              vector::FromElementsOp::create(rewriter, loc, cType, acc);
+          Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
+                                             bFrags[an], cVec,
+                                             ArrayRef<int64_t>{16, 8, 16});
+          for (int64_t q = 0; q < 4; ++q)
+            out.push_back(vector::ExtractOp::create(
+                rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
+        }
+        for (int64_t q = 0; q < 4; ++q)
+          memref::StoreOp::create(
+              rewriter, loc, out[q], mma.c.memref,
+              ValueRange{indexConst(rewriter, loc, base + q)});
+      }
+    }
+  }
+}
+
 struct GemmLowering : public OpRewritePattern<GemmOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -661,8 +849,6 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     if (c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n, threads,
                                                  *part))
       return rewriter.notifyMatchFailure(op, "accumulator layout");
-    int64_t tileM = m / part->warpsM, tileN = n / part->warpsN;
-    int64_t atomsM = tileM / 16, atomsN = tileN / 8;
 
     // Operands in fragments are read through their shared scratch copy.
     if (a->scope == Scope::Fragment)
@@ -672,174 +858,103 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       b = Storage{stageToShared(rewriter, loc, op.getB()), Scope::Shared,
                   nullptr, 0, 0};
 
-    if (op.getClearAccum())
-      for (int64_t r = 0; r < c->numRegisters; ++r)
-        memref::StoreOp::create(rewriter, loc, zeroOf(rewriter, loc, cElt),
-                                c->memref,
-                                ValueRange{indexConst(rewriter, loc, r)});
+    emitMmaGemm(rewriter, loc,
+                MmaGemm{*a, *b, *c, m, n, k, op.getTransposeA(),
+                        op.getTransposeB(), op.getClearAccum(), *part, aElt,
+                        cElt, op.getA().getType().getShape()[1],
+                        op.getB().getType().getShape()[1]});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 
-    Value tid = threadId(rewriter, loc);
-    Value lane = arith::RemUIOp::create(rewriter, loc, tid,
-                                        indexConst(rewriter, loc, kWarpSize));
-    Value warp = arith::DivUIOp::create(rewriter, loc, tid,
-                                        indexConst(rewriter, loc, kWarpSize));
-    Value wn = indexConst(rewriter, loc, part->warpsN);
-    Value warpRow = arith::MulIOp::create(
-        rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
-        indexConst(rewriter, loc, tileM));
-    Value warpCol = arith::MulIOp::create(
-        rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
-        indexConst(rewriter, loc, tileN));
-    Value laneDiv4 = arith::DivUIOp::create(rewriter, loc, lane,
-                                            indexConst(rewriter, loc, 4));
-    Value laneMod4x2 = arith::MulIOp::create(
-        rewriter, loc,
-        arith::RemUIOp::create(rewriter, loc, lane,
-                               indexConst(rewriter, loc, 4)),
-        indexConst(rewriter, loc, 2));
-    auto add = [&](Value x, int64_t y) -> Value {
-      return y == 0 ? x
-                    : arith::AddIOp::create(rewriter, loc, x,
-                                            indexConst(rewriter, loc, y))
-                          .getResult();
-    };
-    // Element (row, col) of op(A) / (kk, col) of op(B).
-    // Indices of element (r, c) of a stored operand, swizzled if it is.
-    auto physical = [&](const Storage &s, Value r, Value c) {
-      return SmallVector<Value>{r, swizzledColumn(rewriter, loc, s, r, c)};
-    };
-    auto loadA = [&](Value row, Value col) -> Value {
-      SmallVector<Value> idx = {row, col};
-      if (op.getTransposeA())
-        std::swap(idx[0], idx[1]);
-      return memref::LoadOp::create(rewriter, loc, a->memref,
-                                    physical(*a, idx[0], idx[1]));
-    };
-    auto loadB = [&](Value kk, Value col) -> Value {
-      SmallVector<Value> idx = {kk, col};
-      if (op.getTransposeB())
-        std::swap(idx[0], idx[1]);
-      return memref::LoadOp::create(rewriter, loc, b->memref,
-                                    physical(*b, idx[0], idx[1]));
-    };
-    auto aType = VectorType::get({4, 2}, aElt);
-    auto bType = VectorType::get({2, 2}, aElt);
-    auto cType = VectorType::get({2, 2}, cElt);
+/// tile.gemm_sp: the block expands the 2:4 compressed A (values M x K/2,
+/// metadata M x K/w: 2 bits per kept value, its position in its group of 4)
+/// into a dense M x K shared scratch buffer, then runs the dense gemm on
+/// it. (The sparse tensor-core instruction mma.sp is not used yet.)
+struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
+  using OpRewritePattern::OpRewritePattern;
 
-    // ldmatrix reads 8x8 blocks whose rows are 16-byte aligned: shared
-    // tiles with rows of a multiple of 8 halves. Other shapes load the
-    // fragments element by element.
-    bool useLdMatrix = op.getA().getType().getShape()[1] % 8 == 0 &&
-                       op.getB().getType().getShape()[1] % 8 == 0;
-    Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane,
-                                            indexConst(rewriter, loc, 8));
-    Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane,
-                                             indexConst(rewriter, loc, 16));
-    // (lane / 16) * 8 and ((lane / 8) mod 2) * 8: which 8x8 block a lane
-    // addresses in an x4 ldmatrix.
-    Value laneHi8 = arith::MulIOp::create(
-        rewriter, loc,
-        arith::DivUIOp::create(rewriter, loc, lane,
-                               indexConst(rewriter, loc, 16)),
-        indexConst(rewriter, loc, 8));
-    Value laneMid8 = arith::MulIOp::create(
-        rewriter, loc,
-        arith::RemUIOp::create(
-            rewriter, loc,
-            arith::DivUIOp::create(rewriter, loc, lane,
-                                   indexConst(rewriter, loc, 8)),
-            indexConst(rewriter, loc, 2)),
-        indexConst(rewriter, loc, 8));
-    auto ldmatrix = [&](const Storage &s, Value row, Value col, bool transpose,
-                        int64_t tiles, VectorType type) -> Value {
-      return nvgpu::LdMatrixOp::create(rewriter, loc, type, s.memref,
-                                       physical(s, row, col),
-                                       rewriter.getBoolAttr(transpose),
-                                       rewriter.getI32IntegerAttr(tiles));
-    };
+  LogicalResult matchAndRewrite(GemmSpOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    std::optional<Storage> a = getStorage(op.getA());
+    std::optional<Storage> e = getStorage(op.getE());
+    std::optional<Storage> b = getStorage(op.getB());
+    std::optional<Storage> c = getStorage(op.getC());
+    auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+    if (!a || !e || !b || !c || !scratch || a->scope != Scope::Shared ||
+        e->scope != Scope::Shared || b->scope != Scope::Shared)
+      return rewriter.notifyMatchFailure(op, "operand storage");
+    MemRefType aType = op.getA().getType();
+    Type aElt = aType.getElementType();
+    Type cElt = op.getC().getType().getElementType();
+    if (!(aElt.isF16() || aElt.isBF16()) ||
+        aElt != op.getB().getType().getElementType() || !cElt.isF32())
+      return rewriter.notifyMatchFailure(op, "element types");
+    int64_t m = aType.getDimSize(0), half = aType.getDimSize(1), k = 2 * half;
+    int64_t n = op.getC().getType().getDimSize(1);
+    int64_t threads = getThreads(op);
+    std::optional<WarpPartition> part = getWarpPartition(
+        m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+    if (!part || k % 16 != 0 ||
+        c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n, threads,
+                                                 *part))
+      return rewriter.notifyMatchFailure(op, "shape or accumulator layout");
 
-    for (int64_t ks = 0; ks < k / 16; ++ks) {
-      Value k0 = add(laneMod4x2, ks * 16);
-      Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
-      SmallVector<Value> aFrags, bFrags;
-      for (int64_t am = 0; am < atomsM; ++am) {
-        Value m0 = add(warpRow, am * 16);
-        if (useLdMatrix) {
-          // Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
-          // (m 8-15, k 8-15): the a0..a7 order of mma.sync.
-          if (!op.getTransposeA())
-            aFrags.push_back(ldmatrix(
-                *a, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
-                add(laneHi8, ks * 16), false, 4, aType));
-          else
-            aFrags.push_back(ldmatrix(
-                *a,
-                add(arith::AddIOp::create(rewriter, loc, laneMod8, laneHi8),
-                    ks * 16),
-                arith::AddIOp::create(rewriter, loc, m0, laneMid8), true, 4,
-                aType));
-          continue;
-        }
-        Value r0 = arith::AddIOp::create(rewriter, loc, m0, laneDiv4);
-        Value r8 = add(r0, 8);
-        SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
-                                loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
-                                loadA(r8, k8), loadA(r8, k9)};
-        aFrags.push_back(
-            vector::FromElementsOp::create(rewriter, loc, aType, e));
-      }
-      for (int64_t an = 0; an < atomsN; ++an) {
-        Value n0 = add(warpCol, an * 8);
-        if (useLdMatrix) {
-          // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
-          Value frag;
-          if (!op.getTransposeB())
-            frag = ldmatrix(*b,
-                            add(arith::AddIOp::create(rewriter, loc, laneMod8,
-                                                      laneMid8),
-                                ks * 16),
-                            n0, true, 2, bType);
-          else
-            frag = ldmatrix(*b,
-                            arith::AddIOp::create(rewriter, loc, n0, laneMod8),
-                            add(laneMid8, ks * 16), false, 2, bType);
-          bFrags.push_back(frag);
-          continue;
-        }
-        Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);
-        SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
-                                loadB(k9, col)};
-        bFrags.push_back(
-            vector::FromElementsOp::create(rewriter, loc, bType, e));
-      }
-      for (int64_t am = 0; am < atomsM; ++am) {
-        for (int64_t an = 0; an < atomsN; ++an) {
-          int64_t base = (am * atomsN + an) * 4;
-          SmallVector<Value> acc;
-          for (int64_t q = 0; q < 4; ++q)
-            acc.push_back(memref::LoadOp::create(
-                rewriter, loc, c->memref,
-                ValueRange{indexConst(rewriter, loc, base + q)}));
-          SmallVector<Value> out;
-          if (aElt.isBF16()) {
-            out = bf16MmaSync(rewriter, loc, aFrags[am], bFrags[an], acc);
-          } else {
-            Value cVec =
-                vector::FromElementsOp::create(rewriter, loc, cType, acc);
-            Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
-                                               bFrags[an], cVec,
-                                               ArrayRef<int64_t>{16, 8, 16});
-            for (int64_t q = 0; q < 4; ++q)
-              out.push_back(vector::ExtractOp::create(
-                  rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
-          }
-          for (int64_t q = 0; q < 4; ++q)
-            memref::StoreOp::create(
-                rewriter, loc, out[q], c->memref,
-                ValueRange{indexConst(rewriter, loc, base + q)});
-        }
-      }
-    }
+    MLIRContext *ctx = getContext();
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                                 MemRefLayoutAttrInterface(), workgroup);
+    Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
+    Value dense = memref::ViewOp::create(
+        rewriter, loc,
+        MemRefType::get({m, k}, aElt, MemRefLayoutAttrInterface(), workgroup),
+        base, indexConst(rewriter, loc, scratch.getInt()), ValueRange{});
+    // Zeros, then the kept values at the positions their metadata give.
+    barrier(rewriter, loc);
+    Value zero = zeroOf(rewriter, loc, aElt);
+    buildThreadStridedLoop(rewriter, loc, m * k, threads,
+                           [&](OpBuilder &bb, Location l, Value linear) {
+                             memref::StoreOp::create(
+                                 bb, l, zero, dense,
+                                 delinearize(bb, l, linear, {m, k}));
+                           });
+    barrier(rewriter, loc);
+    Type metaType = op.getE().getType().getElementType();
+    int64_t perWord = metaType.getIntOrFloatBitWidth() / 2;
+    buildThreadStridedLoop(
+        rewriter, loc, m * half, threads,
+        [&](OpBuilder &bb, Location l, Value linear) {
+          SmallVector<Value> rc = delinearize(bb, l, linear, {m, half});
+          Value row = rc[0], j = rc[1];
+          Value word = arith::DivUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+          Value slot = arith::RemUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+          Value meta = memref::LoadOp::create(bb, l, e->memref,
+                                              ValueRange{row, word});
+          Value shift = arith::IndexCastOp::create(
+              bb, l, metaType,
+              arith::MulIOp::create(bb, l, slot, indexConst(bb, l, 2)));
+          Value three = arith::ConstantOp::create(
+              bb, l, metaType, bb.getIntegerAttr(metaType, 3));
+          Value pos = arith::IndexCastUIOp::create(
+              bb, l, bb.getIndexType(),
+              arith::AndIOp::create(
+                  bb, l, arith::ShRUIOp::create(bb, l, meta, shift), three));
+          Value group = arith::DivUIOp::create(bb, l, j, indexConst(bb, l, 2));
+          Value col = arith::AddIOp::create(
+              bb, l, arith::MulIOp::create(bb, l, group, indexConst(bb, l, 4)),
+              pos);
+          Value v = memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j});
+          memref::StoreOp::create(bb, l, v, dense, ValueRange{row, col});
+        });
+    barrier(rewriter, loc);
+    emitMmaGemm(rewriter, loc,
+                MmaGemm{Storage{dense, Scope::Shared, nullptr, 0, 0}, *b, *c, m,
+                        n, k, /*transposeA=*/false, op.getTransposeB(),
+                        op.getClearAccum(), *part, aElt, cElt, k,
+                        op.getB().getType().getShape()[1]});
     rewriter.eraseOp(op);
     return success();
   }
@@ -1685,6 +1800,13 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       needScratch.insert(plan.staged.begin(), plan.staged.end());
     }
   });
+  // tile.gemm_sp expands its compressed A into a dense shared buffer.
+  kernel.walk([&](GemmSpOp gemm) {
+    MemRefType a = gemm.getA().getType();
+    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+    gemm->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(sharedBytes));
+    sharedBytes += 2 * a.getNumElements() * a.getElementTypeBitWidth() / 8;
+  });
   for (Value v : needScratch) {
     std::optional<Storage> s = getStorage(v);
     if (!s || s->scope != Scope::Fragment)
@@ -1703,8 +1825,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               ParallelLowering, PipelinedLowering, AnnotateLayoutLowering,
-               ReduceLowering>(ctx);
+               GemmSpLowering, ParallelLowering, PipelinedLowering,
+               AnnotateLayoutLowering, ReduceLowering>(ctx);
   patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
                                             arith::AtomicRMWKind::addi);
   patterns.add<AtomicLowering<AtomicMaxOp>>(
