@@ -314,15 +314,16 @@ func.func @i8() {
 
 // -----
 
-// Sparse gemms have no tensor-core lowering yet.
-func.func @gemm_sp() {
+// Sparse gemms get the dense accumulator layout (their A is expanded);
+// their element types follow the same rule as tile.gemm.
+func.func @gemm_sp_i8() {
   tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<128x16xf16, #tile.scope<shared>>
+    %As = tile.alloc_shared : memref<128x16xi8, #tile.scope<shared>>
     %Es = tile.alloc_shared : memref<128x2xi16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x128xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm_sp' op has no tensor-core lowering on {{sm_80|sm_90a}} yet}}
-    tile.gemm_sp %As, %Es, %Bs, %C : memref<128x16xf16, #tile.scope<shared>>, memref<128x2xi16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    %Bs = tile.alloc_shared : memref<32x128xi8, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<128x128xi32, #tile.scope<fragment>>
+    // expected-error-re @below {{'tile.gemm_sp' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
+    tile.gemm_sp %As, %Es, %Bs, %C : memref<128x16xi8, #tile.scope<shared>>, memref<128x2xi16, #tile.scope<shared>>, memref<32x128xi8, #tile.scope<shared>>, memref<128x128xi32, #tile.scope<fragment>>
   }
   return
 }
