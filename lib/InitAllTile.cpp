@@ -27,13 +27,12 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 
 void mlir::tile::registerAllTileDialects(DialectRegistry &registry) {
-  registry.insert<tile::TileDialect, amdgpu::AMDGPUDialect,
-                  arith::ArithDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
-                  math::MathDialect, memref::MemRefDialect,
-                  NVVM::NVVMDialect, nvgpu::NVGPUDialect,
-                  omp::OpenMPDialect, ROCDL::ROCDLDialect, scf::SCFDialect,
-                  vector::VectorDialect>();
+  registry
+      .insert<tile::TileDialect, amdgpu::AMDGPUDialect, arith::ArithDialect,
+              cf::ControlFlowDialect, func::FuncDialect, gpu::GPUDialect,
+              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+              NVVM::NVVMDialect, nvgpu::NVGPUDialect, omp::OpenMPDialect,
+              ROCDL::ROCDLDialect, scf::SCFDialect, vector::VectorDialect>();
   // The ConvertToLLVM interfaces (cf, arith, ... inside gpu.module), the
   // GPU target attributes' serializers and the other upstream extensions.
   registerAllExtensions(registry);

@@ -98,8 +98,8 @@ char *tileRunPipeline(const char *ir, const char *pipeline, char **error) {
     llvm::raw_string_ostream errs(parseErrors);
     if (failed(parsePassPipeline(pipeline ? StringRef(pipeline) : text, pm,
                                  errs))) {
-      setError(error, "error: invalid pass pipeline '" +
-                          std::string(pipeline) + "': " + parseErrors + "\n");
+      setError(error, "error: invalid pass pipeline '" + std::string(pipeline) +
+                          "': " + parseErrors + "\n");
       return nullptr;
     }
     if (failed(pm.run(*module))) {
@@ -229,17 +229,16 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
         {"kernel", launch.getKernelName().getValue().str()},
         {"module", launch.getKernelModuleName().getValue().str()},
         {"args", std::move(args)},
-        {"block",
-         llvm::json::Array{constantOf(block.x), constantOf(block.y),
-                           constantOf(block.z)}},
-        {"shared_bytes", constantOf(launch.getDynamicSharedMemorySize()) < 0
-                             ? 0
-                             : constantOf(launch.getDynamicSharedMemorySize())}};
+        {"block", llvm::json::Array{constantOf(block.x), constantOf(block.y),
+                                    constantOf(block.z)}},
+        {"shared_bytes",
+         constantOf(launch.getDynamicSharedMemorySize()) < 0
+             ? 0
+             : constantOf(launch.getDynamicSharedMemorySize())}};
     if (launch.hasClusterSize()) {
       gpu::KernelDim3 cluster = launch.getClusterSizeOperandValues();
-      info["cluster"] = llvm::json::Array{constantOf(cluster.x),
-                                          constantOf(cluster.y),
-                                          constantOf(cluster.z)};
+      info["cluster"] = llvm::json::Array{
+          constantOf(cluster.x), constantOf(cluster.y), constantOf(cluster.z)};
     } else {
       info["cluster"] = nullptr;
     }
@@ -268,10 +267,10 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
     for (Attribute attr : bin.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(attr);
       StringRef bytes = object.getObject().getValue();
-      binaries.push_back(llvm::json::Object{
-          {"module", bin.getName().str()},
-          {"offset", static_cast<int64_t>(blob.size())},
-          {"size", static_cast<int64_t>(bytes.size())}});
+      binaries.push_back(
+          llvm::json::Object{{"module", bin.getName().str()},
+                             {"offset", static_cast<int64_t>(blob.size())},
+                             {"size", static_cast<int64_t>(bytes.size())}});
       blob += bytes.str();
     }
   });

@@ -68,8 +68,8 @@ Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
   Value cond;
   for (int64_t d : dims) {
     Value size = memref::DimOp::create(b, loc, buffer, d);
-    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                     idx[d], size);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, idx[d], size);
     cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
   }
   return cond;
@@ -89,8 +89,9 @@ void buildIf(OpBuilder &b, Location loc, Value cond,
 }
 
 /// A loop nest with constant bounds [0, extents) and unit steps.
-void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
-                    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+void buildTileLoops(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
   SmallVector<Value> lbs, ubs, steps;
   for (int64_t e : extents) {
     lbs.push_back(indexConst(b, loc, 0));
@@ -163,8 +164,8 @@ Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt) {
 Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
                     Value x) {
   bool isFloat = isa<FloatType>(x.getType());
-  auto reassoc = arith::FastMathFlagsAttr::get(
-      b.getContext(), arith::FastMathFlags::reassoc);
+  auto reassoc = arith::FastMathFlagsAttr::get(b.getContext(),
+                                               arith::FastMathFlags::reassoc);
   switch (kind) {
   case ReduceKind::Sum:
   case ReduceKind::AbsSum:
@@ -183,7 +184,6 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
   }
   llvm_unreachable("unknown reduce kind");
 }
-
 
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x) {
   if (kind != ReduceKind::AbsSum && kind != ReduceKind::AbsMax)

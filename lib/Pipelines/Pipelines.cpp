@@ -5,8 +5,8 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
-#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"

@@ -127,8 +127,8 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
   options.enablePerfNotificationListener = false;
   auto engine = ExecutionEngine::create(module, options, std::move(*machine));
   if (!engine) {
-    error = diagnostics.take() + "error: " +
-            llvm::toString(engine.takeError()) + "\n";
+    error = diagnostics.take() +
+            "error: " + llvm::toString(engine.takeError()) + "\n";
     return nullptr;
   }
   result->engine = std::move(*engine);
@@ -162,8 +162,8 @@ LogicalResult CpuModule::invoke(StringRef name, ArrayRef<RunArg> args,
     packed.push_back(storage.back().get());
   };
   for (auto [i, type, arg] : llvm::enumerate(types, args)) {
-    std::string where = "argument " + std::to_string(i) + " of '" +
-                        name.str() + "'";
+    std::string where =
+        "argument " + std::to_string(i) + " of '" + name.str() + "'";
     if (auto memref = dyn_cast<MemRefType>(type)) {
       if (arg.kind != RunArg::Kind::MemRef ||
           static_cast<int64_t>(arg.sizes.size()) != memref.getRank() ||
@@ -229,30 +229,30 @@ LogicalResult CpuModule::writeSharedLibrary(StringRef path,
   object += ".o";
   engine->dumpToObjectFile(object);
   if (!llvm::sys::fs::exists(object)) {
-    error = "error: could not write the object file " + object.str().str() +
-            "\n";
+    error =
+        "error: could not write the object file " + object.str().str() + "\n";
     return failure();
   }
   StringRef libomp = TILE_LIBOMP_PATH;
   std::string rpath = llvm::sys::path::parent_path(libomp).str();
   std::string out = path.str(), obj = object.str().str();
-  SmallVector<StringRef> argv = {TILE_LLD_PATH, "-shared", "-o",   out,
+  SmallVector<StringRef> argv = {TILE_LLD_PATH, "-shared", "-o",     out,
                                  obj,           libomp,    "-rpath", rpath};
   llvm::SmallString<128> log(path);
   log += ".log";
   std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
                                           StringRef(log)};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(TILE_LLD_PATH, argv, std::nullopt,
-                                     redirects, /*SecondsToWait=*/60, 0,
-                                     &message);
+  int rc =
+      llvm::sys::ExecuteAndWait(TILE_LLD_PATH, argv, std::nullopt, redirects,
+                                /*SecondsToWait=*/60, 0, &message);
   llvm::sys::fs::remove(object);
   auto output = llvm::MemoryBuffer::getFile(log);
   llvm::sys::fs::remove(log);
   if (rc != 0) {
-    error = "error: linking " + out + " with " TILE_LLD_PATH " failed: " +
-            message + (output ? "\n" + (*output)->getBuffer().str() : "") +
-            "\n";
+    error = "error: linking " + out +
+            " with " TILE_LLD_PATH " failed: " + message +
+            (output ? "\n" + (*output)->getBuffer().str() : "") + "\n";
     return failure();
   }
   return success();

@@ -135,8 +135,8 @@ public:
     std::optional<WarpPartition> part =
         getWarpPartition(m, n, threads / 32, policy, 16, 8);
     if (!part || k % 16 != 0) {
-      why = "cannot split its " + std::to_string(m) + "x" +
-            std::to_string(n) + "x" + std::to_string(k) + " tile over " +
+      why = "cannot split its " + std::to_string(m) + "x" + std::to_string(n) +
+            "x" + std::to_string(k) + " tile over " +
             std::to_string(threads / 32) +
             " warps in 16x8x16 mma.sync atoms (M must be a multiple of 16 "
             "and N of 8 per warp, K of 16)";
@@ -173,8 +173,7 @@ public:
   int64_t getMaxThreadsPerBlock() const override { return 1024; }
   int64_t getMaxSharedMemoryBytes() const override { return 64 * 1024; }
   bool supportsGemm(Type a, Type b, Type c) const override {
-    return isBaseMma(a, b, c) ||
-           (isAmdFp8(a) && isAmdFp8(b) && c.isF32());
+    return isBaseMma(a, b, c) || (isAmdFp8(a) && isAmdFp8(b) && c.isF32());
   }
   bool supportsSparseGemm(Type a, Type b, Type c) const override {
     return supportsGemm(a, b, c) && !a.isF32();

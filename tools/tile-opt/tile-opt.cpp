@@ -12,6 +12,6 @@ int main(int argc, char **argv) {
 
   mlir::DialectRegistry registry;
   mlir::tile::registerAllTileDialects(registry);
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "TileMLIR optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "TileMLIR optimizer driver\n", registry));
 }

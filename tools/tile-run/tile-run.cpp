@@ -237,7 +237,8 @@ int main(int argc, char **argv) {
   }
 
   auto start = std::chrono::steady_clock::now();
-  std::unique_ptr<CpuModule> compiled = CpuModule::compile(*module, errorMessage);
+  std::unique_ptr<CpuModule> compiled =
+      CpuModule::compile(*module, errorMessage);
   if (!compiled) {
     llvm::errs() << errorMessage;
     return 1;
@@ -263,9 +264,9 @@ int main(int argc, char **argv) {
         llvm::errs() << errorMessage;
         return 1;
       }
-      times.push_back(std::chrono::duration<double>(
-                          std::chrono::steady_clock::now() - t0)
-                          .count());
+      times.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0)
+              .count());
     }
     std::sort(times.begin(), times.end());
     llvm::outs() << llvm::format("compile_s %.4f median_s %.6f\n",

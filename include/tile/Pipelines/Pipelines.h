@@ -15,15 +15,15 @@ void buildTileToCPUPipeline(OpPassManager &pm);
 
 struct TileToNVVMPipelineOptions
     : public PassPipelineOptions<TileToNVVMPipelineOptions> {
-  PassOptions::Option<std::string> chip{
-      *this, "chip", llvm::cl::desc("GPU: sm_80 or sm_90a"),
-      llvm::cl::init("sm_90a")};
-  PassOptions::Option<std::string> features{
-      *this, "features", llvm::cl::desc("PTX features"),
-      llvm::cl::init("+ptx80")};
-  PassOptions::Option<int> optLevel{
-      *this, "opt-level", llvm::cl::desc("LLVM optimization level"),
-      llvm::cl::init(3)};
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("GPU: sm_80 or sm_90a"),
+                                        llvm::cl::init("sm_90a")};
+  PassOptions::Option<std::string> features{*this, "features",
+                                            llvm::cl::desc("PTX features"),
+                                            llvm::cl::init("+ptx80")};
+  PassOptions::Option<int> optLevel{*this, "opt-level",
+                                    llvm::cl::desc("LLVM optimization level"),
+                                    llvm::cl::init(3)};
   PassOptions::Option<std::string> format{
       *this, "format",
       llvm::cl::desc("What gpu-module-to-binary makes: isa (PTX), bin "

@@ -1,4 +1,5 @@
-//===- CpuRunner.h - JIT-compile and run tile kernels on the CPU -*- C++ -*-===//
+//===- CpuRunner.h - JIT-compile and run tile kernels on the CPU -*- C++
+//-*-===//
 //
 // Compiles a module once (tile-to-cpu, LLVM -O3 for the host CPU) and calls
 // its functions many times with host buffers.

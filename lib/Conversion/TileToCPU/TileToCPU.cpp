@@ -12,8 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -124,9 +124,10 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     SmallVector<int64_t> tile = op.getTileShape();
     Type srcElt = src.type.getElementType();
     Type dstElt = dst.type.getElementType();
-    Value pad = op.getPad() ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
-                                  .getResult()
-                            : zeroOf(rewriter, loc, srcElt);
+    Value pad =
+        op.getPad()
+            ? arith::ConstantOp::create(rewriter, loc, *op.getPad()).getResult()
+            : zeroOf(rewriter, loc, srcElt);
 
     // Vector rows when the tile's last dim is the last (contiguous: unit
     // stride) dim of both buffers; element by element otherwise.
@@ -208,8 +209,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       bool srcInBounds = !src.global, dstInBounds = !dst.global;
       auto read = [&](OpBuilder &rb, Location rl) -> Value {
         return vector::TransferReadOp::create(rb, rl, srcVec, src.buffer, si,
-                                              pad,
-                                              ArrayRef<bool>{srcInBounds});
+                                              pad, ArrayRef<bool>{srcInBounds});
       };
       Value row;
       if (Value ok = src.cond(b, l, si, src.tileDims.back())) {
@@ -260,17 +260,15 @@ int64_t pickDivisor(int64_t n, ArrayRef<int64_t> candidates) {
 Value packOperand(OpBuilder &b, Operation *user, Value src, bool transpose,
                   int64_t rows, int64_t cols, Type elt) {
   Location loc = user->getLoc();
-  Value packed =
-      allocScratch(b, user, MemRefType::get({rows, cols}, elt));
+  Value packed = allocScratch(b, user, MemRefType::get({rows, cols}, elt));
   buildTileLoops(b, loc, {rows, cols},
                  [&](OpBuilder &lb, Location ll, ValueRange ivs) {
                    SmallVector<Value> idx = {ivs[0], ivs[1]};
                    if (transpose)
                      std::swap(idx[0], idx[1]);
                    Value v = memref::LoadOp::create(lb, ll, src, idx);
-                   memref::StoreOp::create(lb, ll,
-                                           convertElements(lb, ll, v, elt),
-                                           packed, ivs);
+                   memref::StoreOp::create(
+                       lb, ll, convertElements(lb, ll, v, elt), packed, ivs);
                  });
   return packed;
 }
@@ -300,8 +298,8 @@ void emitMicroKernels(OpBuilder &b, Location loc, Value a, Value bm, Value c,
         for (int64_t i = 0; i < mr; ++i) {
           Value row = arith::AddIOp::create(lb, ll, m0, indexConst(lb, ll, i));
           rows.push_back(row);
-          Value cv = vector::LoadOp::create(lb, ll, cVecType, c,
-                                            ValueRange{row, n0});
+          Value cv =
+              vector::LoadOp::create(lb, ll, cVecType, c, ValueRange{row, n0});
           accs.push_back(convertElements(lb, ll, cv, computeType));
         }
         auto kLoop = scf::ForOp::create(
@@ -311,8 +309,8 @@ void emitMicroKernels(OpBuilder &b, Location loc, Value a, Value bm, Value c,
                                                 ValueRange{kv, n0});
               SmallVector<Value> next;
               for (int64_t i = 0; i < mr; ++i) {
-                Value av = memref::LoadOp::create(kb, kl, a,
-                                                  ValueRange{rows[i], kv});
+                Value av =
+                    memref::LoadOp::create(kb, kl, a, ValueRange{rows[i], kv});
                 Value splat = vector::BroadcastOp::create(kb, kl, accType, av);
                 if (isFloat) {
                   next.push_back(
@@ -343,9 +341,11 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
                                             : Type(rewriter.getI32Type());
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     Value a = op.getA(), b = op.getB();
-    if (op.getTransposeA() || op.getA().getType().getElementType() != computeType)
+    if (op.getTransposeA() ||
+        op.getA().getType().getElementType() != computeType)
       a = packOperand(rewriter, op, a, op.getTransposeA(), m, k, computeType);
-    if (op.getTransposeB() || op.getB().getType().getElementType() != computeType)
+    if (op.getTransposeB() ||
+        op.getB().getType().getElementType() != computeType)
       b = packOperand(rewriter, op, b, op.getTransposeB(), k, n, computeType);
     if (op.getClearAccum())
       fillBuffer(rewriter, loc, op.getC(), zeroOf(rewriter, loc, cElt));
@@ -366,31 +366,35 @@ Value decompressSparse(OpBuilder &b, GemmSpOp op, Type elt) {
   Value dense = allocScratch(b, op, MemRefType::get({m, k}, elt));
   fillBuffer(b, loc, dense, zeroOf(b, loc, elt));
   Type metaType = eType.getElementType();
-  buildTileLoops(b, loc, {m, half}, [&](OpBuilder &lb, Location ll,
-                                       ValueRange ivs) {
-    Value row = ivs[0], j = ivs[1];
-    // Kept value j sits in group j / 2; its 2-bit position is bits
-    // [2 * (j mod (w / 2)), +2) of metadata word j / (w / 2).
-    int64_t perWord = width / 2;
-    Value word = arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
-    Value slot = arith::RemUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
-    Value meta = memref::LoadOp::create(lb, ll, op.getE(), ValueRange{row, word});
-    Value shift = arith::IndexCastOp::create(
-        lb, ll, metaType,
-        arith::MulIOp::create(lb, ll, slot, indexConst(lb, ll, 2)));
-    Value bits = arith::ShRUIOp::create(lb, ll, meta, shift);
-    Value three = arith::ConstantOp::create(lb, ll, metaType,
-                                            lb.getIntegerAttr(metaType, 3));
-    Value pos = arith::IndexCastUIOp::create(
-        lb, ll, lb.getIndexType(), arith::AndIOp::create(lb, ll, bits, three));
-    Value group = arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, 2));
-    Value col = arith::AddIOp::create(
-        lb, ll, arith::MulIOp::create(lb, ll, group, indexConst(lb, ll, 4)),
-        pos);
-    Value v = memref::LoadOp::create(lb, ll, op.getA(), ValueRange{row, j});
-    memref::StoreOp::create(lb, ll, convertElements(lb, ll, v, elt), dense,
-                            ValueRange{row, col});
-  });
+  buildTileLoops(
+      b, loc, {m, half}, [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+        Value row = ivs[0], j = ivs[1];
+        // Kept value j sits in group j / 2; its 2-bit position is bits
+        // [2 * (j mod (w / 2)), +2) of metadata word j / (w / 2).
+        int64_t perWord = width / 2;
+        Value word =
+            arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
+        Value slot =
+            arith::RemUIOp::create(lb, ll, j, indexConst(lb, ll, perWord));
+        Value meta =
+            memref::LoadOp::create(lb, ll, op.getE(), ValueRange{row, word});
+        Value shift = arith::IndexCastOp::create(
+            lb, ll, metaType,
+            arith::MulIOp::create(lb, ll, slot, indexConst(lb, ll, 2)));
+        Value bits = arith::ShRUIOp::create(lb, ll, meta, shift);
+        Value three = arith::ConstantOp::create(lb, ll, metaType,
+                                                lb.getIntegerAttr(metaType, 3));
+        Value pos = arith::IndexCastUIOp::create(
+            lb, ll, lb.getIndexType(),
+            arith::AndIOp::create(lb, ll, bits, three));
+        Value group = arith::DivUIOp::create(lb, ll, j, indexConst(lb, ll, 2));
+        Value col = arith::AddIOp::create(
+            lb, ll, arith::MulIOp::create(lb, ll, group, indexConst(lb, ll, 4)),
+            pos);
+        Value v = memref::LoadOp::create(lb, ll, op.getA(), ValueRange{row, j});
+        memref::StoreOp::create(lb, ll, convertElements(lb, ll, v, elt), dense,
+                                ValueRange{row, col});
+      });
   return dense;
 }
 
@@ -409,7 +413,8 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     int64_t k = 2 * op.getA().getType().getDimSize(1);
     Value a = decompressSparse(rewriter, op, computeType);
     Value b = op.getB();
-    if (op.getTransposeB() || op.getB().getType().getElementType() != computeType)
+    if (op.getTransposeB() ||
+        op.getB().getType().getElementType() != computeType)
       b = packOperand(rewriter, op, b, op.getTransposeB(), k, n, computeType);
     if (op.getClearAccum())
       fillBuffer(rewriter, loc, op.getC(), zeroOf(rewriter, loc, cElt));
@@ -507,7 +512,8 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
                        SmallVector<Value> idx;
                        for (auto [o, iv] : llvm::zip(offsets, ivs))
                          idx.push_back(arith::AddIOp::create(b, l, o, iv));
-                       Value v = memref::LoadOp::create(b, l, op.getValue(), ivs);
+                       Value v =
+                           memref::LoadOp::create(b, l, op.getValue(), ivs);
                        update(b, l, v, idx);
                      });
     }
@@ -539,8 +545,8 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
       ivs.push_back(loop.getInductionVar());
     Block &body = op.getBodyBlock();
     rewriter.eraseOp(body.getTerminator());
-    rewriter.inlineBlockBefore(&body, nest.loops.back().getBody()->getTerminator(),
-                               ivs);
+    rewriter.inlineBlockBefore(
+        &body, nest.loops.back().getBody()->getTerminator(), ivs);
     rewriter.eraseOp(op);
     return success();
   }
@@ -566,17 +572,17 @@ struct PipelinedLowering : public OpRewritePattern<PipelinedOp> {
 
 void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
-               AllocLowering<AllocLocalOp>, AnnotateLayoutLowering,
-               FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               GemmSpLowering, ReduceLowering, ParallelLowering,
-               PipelinedLowering>(ctx);
+  patterns
+      .add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
+           AllocLowering<AllocLocalOp>, AnnotateLayoutLowering, FillLowering,
+           ClearLowering, CopyLowering, GemmLowering, GemmSpLowering,
+           ReduceLowering, ParallelLowering, PipelinedLowering>(ctx);
   patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
                                             arith::AtomicRMWKind::addi);
-  patterns.add<AtomicLowering<AtomicMaxOp>>(
-      ctx, arith::AtomicRMWKind::maximumf, arith::AtomicRMWKind::maxs);
-  patterns.add<AtomicLowering<AtomicMinOp>>(
-      ctx, arith::AtomicRMWKind::minimumf, arith::AtomicRMWKind::mins);
+  patterns.add<AtomicLowering<AtomicMaxOp>>(ctx, arith::AtomicRMWKind::maximumf,
+                                            arith::AtomicRMWKind::maxs);
+  patterns.add<AtomicLowering<AtomicMinOp>>(ctx, arith::AtomicRMWKind::minimumf,
+                                            arith::AtomicRMWKind::mins);
 }
 
 //===----------------------------------------------------------------------===//
@@ -610,12 +616,13 @@ LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
   // omp.parallel { buffers; omp.wsloop { omp.loop_nest (blocks) { body } } }:
   // each worker thread allocates the block buffers once, on its stack, and
   // runs a share of the blocks, handed out dynamically.
-  auto parallel = omp::ParallelOp::create(rewriter, loc,
-                                          ArrayRef<NamedAttribute>{});
+  auto parallel =
+      omp::ParallelOp::create(rewriter, loc, ArrayRef<NamedAttribute>{});
   Block *threadBlock = rewriter.createBlock(&parallel.getRegion());
   omp::TerminatorOp::create(rewriter, loc);
   rewriter.setInsertionPointToStart(threadBlock);
-  auto wsloop = omp::WsloopOp::create(rewriter, loc, ArrayRef<NamedAttribute>{});
+  auto wsloop =
+      omp::WsloopOp::create(rewriter, loc, ArrayRef<NamedAttribute>{});
   wsloop.setScheduleKind(omp::ClauseScheduleKind::Dynamic);
   rewriter.createBlock(&wsloop.getRegion());
   auto nest = omp::LoopNestOp::create(

@@ -45,11 +45,12 @@ constexpr int64_t kSharedAlignment = 128;
 
 /// The storage behind a tile buffer once prepareKernelForNVVM placed it.
 struct Storage {
-  Value memref;                // shared view, register array or local array
+  Value memref; // shared view, register array or local array
   Scope scope;
-  FragmentLayoutAttr layout;   // fragments only
-  int64_t numRegisters = 0;    // fragments only
-  int64_t swizzleChunks = 0;   // swizzled 2-d shared buffers: 16-byte chunks per row
+  FragmentLayoutAttr layout; // fragments only
+  int64_t numRegisters = 0;  // fragments only
+  int64_t swizzleChunks =
+      0; // swizzled 2-d shared buffers: 16-byte chunks per row
 };
 
 constexpr StringLiteral kSwizzleAttr = "tile.swizzle_chunks";
@@ -206,9 +207,9 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
 }
 
 /// A loop in which thread t visits t, t + T, t + 2T, ... < n.
-void buildThreadStridedLoop(OpBuilder &b, Location loc, int64_t n,
-                            int64_t threads,
-                            function_ref<void(OpBuilder &, Location, Value)> body) {
+void buildThreadStridedLoop(
+    OpBuilder &b, Location loc, int64_t n, int64_t threads,
+    function_ref<void(OpBuilder &, Location, Value)> body) {
   Value tid = threadId(b, loc);
   scf::ForOp::create(b, loc, tid, indexConst(b, loc, n),
                      indexConst(b, loc, threads), ValueRange{},
@@ -226,13 +227,14 @@ void buildThreadStridedLoop(OpBuilder &b, Location loc, int64_t n,
 Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
   std::optional<Storage> s = getStorage(fragment);
   auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
-  auto offset = castOp ? castOp->getAttrOfType<IntegerAttr>(kScratchAttr)
-                       : IntegerAttr();
+  auto offset =
+      castOp ? castOp->getAttrOfType<IntegerAttr>(kScratchAttr) : IntegerAttr();
   if (!s || s->scope != Scope::Fragment || !offset)
     return nullptr;
   auto type = cast<MemRefType>(fragment.getType());
   MLIRContext *ctx = b.getContext();
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
                                MemRefLayoutAttrInterface(), workgroup);
   Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
@@ -247,8 +249,8 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
     SmallVector<Value> idx = indicesOfRegister(b, loc, s->layout, tid, r);
     buildIf(b, loc, registerHoldsElement(b, loc, s->layout, tid, r),
             [&](OpBuilder &tb, Location tl) {
-              Value v = memref::LoadOp::create(tb, tl, s->memref,
-                                               ValueRange{indexConst(tb, tl, r)});
+              Value v = memref::LoadOp::create(
+                  tb, tl, s->memref, ValueRange{indexConst(tb, tl, r)});
               memref::StoreOp::create(tb, tl, v, view, idx);
             });
   }
@@ -281,12 +283,12 @@ LogicalResult lowerFill(PatternRewriter &rewriter, Operation *op, Value buffer,
     break;
   case Scope::Shared:
     barrier(rewriter, loc);
-    buildThreadStridedLoop(
-        rewriter, loc, type.getNumElements(), getThreads(op),
-        [&](OpBuilder &b, Location l, Value linear) {
-          memref::StoreOp::create(b, l, value, storage->memref,
-                                  delinearize(b, l, linear, type.getShape()));
-        });
+    buildThreadStridedLoop(rewriter, loc, type.getNumElements(), getThreads(op),
+                           [&](OpBuilder &b, Location l, Value linear) {
+                             memref::StoreOp::create(
+                                 b, l, value, storage->memref,
+                                 delinearize(b, l, linear, type.getShape()));
+                           });
     barrier(rewriter, loc);
     break;
   }
@@ -326,7 +328,8 @@ Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
         b, loc, ok,
         [&](OpBuilder &tb, Location tl) {
           scf::YieldOp::create(
-              tb, tl, memref::LoadOp::create(tb, tl, src.buffer, idx).getResult());
+              tb, tl,
+              memref::LoadOp::create(tb, tl, src.buffer, idx).getResult());
         },
         [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, pad); });
     value = ifOp.getResult(0);
@@ -355,10 +358,10 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     bool dstGlobal = isGlobal(op.getTarget().getType());
     if ((!srcGlobal && !srcStorage) || (!dstGlobal && !dstStorage))
       return failure();
-    std::optional<Scope> srcScope = srcStorage ? std::optional(srcStorage->scope)
-                                               : std::nullopt;
-    std::optional<Scope> dstScope = dstStorage ? std::optional(dstStorage->scope)
-                                               : std::nullopt;
+    std::optional<Scope> srcScope =
+        srcStorage ? std::optional(srcStorage->scope) : std::nullopt;
+    std::optional<Scope> dstScope =
+        dstStorage ? std::optional(dstStorage->scope) : std::nullopt;
     Value srcBuffer = srcStorage ? srcStorage->memref : op.getSource();
     Value dstBuffer = dstStorage ? dstStorage->memref : op.getTarget();
     Type srcElt = op.getSource().getType().getElementType();
@@ -388,7 +391,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     if (srcScope == Scope::Fragment) {
       FragmentLayoutAttr layout = srcStorage->layout;
       if (op.getSource().getType().getShape() !=
-              ArrayRef<int64_t>(op.getSourceSizes()))
+          ArrayRef<int64_t>(op.getSourceSizes()))
         return rewriter.notifyMatchFailure(op, "part of a fragment");
       CopyEnd dst(rewriter, loc, dstBuffer, op.getMixedTargetOffsets(),
                   op.getTargetSizes());
@@ -397,8 +400,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       Value tid = threadId(rewriter, loc);
       for (int64_t r = 0; r < srcStorage->numRegisters; ++r) {
         Value reg = indexConst(rewriter, loc, r);
-        Value value = memref::LoadOp::create(rewriter, loc, srcBuffer,
-                                             ValueRange{reg});
+        Value value =
+            memref::LoadOp::create(rewriter, loc, srcBuffer, ValueRange{reg});
         value = convertElements(rewriter, loc, value, dstElt);
         if (dstScope == Scope::Fragment) {
           memref::StoreOp::create(rewriter, loc, value, dstBuffer,
@@ -407,13 +410,13 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         }
         SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
-        buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, layout, tid, r),
-                [&](OpBuilder &b, Location l) {
-                  SmallVector<Value> idx = dst.indices(
-                      b, l, tileIndicesOf(fragIdx, layout.getShape()));
-                  storeTargetElement(b, l, dst, idx, value);
-                });
+        buildIf(
+            rewriter, loc, registerHoldsElement(rewriter, loc, layout, tid, r),
+            [&](OpBuilder &b, Location l) {
+              SmallVector<Value> idx =
+                  dst.indices(b, l, tileIndicesOf(fragIdx, layout.getShape()));
+              storeTargetElement(b, l, dst, idx, value);
+            });
       }
       if (dstScope == Scope::Shared)
         barrier(rewriter, loc);
@@ -429,10 +432,10 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       return rewriter.notifyMatchFailure(op, "part of a fragment");
     CopyEnd src(rewriter, loc, srcBuffer, op.getMixedSourceOffsets(),
                 op.getSourceSizes());
-    Value pad = op.getPad()
-                    ? arith::ConstantOp::create(rewriter, loc, *op.getPad())
-                          .getResult()
-                    : zeroOf(rewriter, loc, srcElt);
+    Value pad =
+        op.getPad()
+            ? arith::ConstantOp::create(rewriter, loc, *op.getPad()).getResult()
+            : zeroOf(rewriter, loc, srcElt);
 
     // Into a fragment: each thread loads the elements it will hold.
     if (dstScope == Scope::Fragment) {
@@ -444,14 +447,14 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
         Value reg = indexConst(rewriter, loc, r);
-        buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, layout, tid, r),
-                [&](OpBuilder &b, Location l) {
-                  SmallVector<Value> idx = src.indices(
-                      b, l, tileIndicesOf(fragIdx, layout.getShape()));
-                  Value v = loadSourceElement(b, l, src, idx, pad, dstElt);
-                  memref::StoreOp::create(b, l, v, dstBuffer, ValueRange{reg});
-                });
+        buildIf(
+            rewriter, loc, registerHoldsElement(rewriter, loc, layout, tid, r),
+            [&](OpBuilder &b, Location l) {
+              SmallVector<Value> idx =
+                  src.indices(b, l, tileIndicesOf(fragIdx, layout.getShape()));
+              Value v = loadSourceElement(b, l, src, idx, pad, dstElt);
+              memref::StoreOp::create(b, l, v, dstBuffer, ValueRange{reg});
+            });
       }
       rewriter.eraseOp(op);
       return success();
@@ -501,7 +504,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     int64_t vec = 128 / bits;
     int64_t inner = tile.back();
     if (inner % vec != 0 || !global.type.getLayout().isIdentity() ||
-        !dst.type.getLayout().isIdentity() || !src.type.getLayout().isIdentity() ||
+        !dst.type.getLayout().isIdentity() ||
+        !src.type.getLayout().isIdentity() ||
         src.tileDims.back() != src.type.getRank() - 1 ||
         dst.tileDims.back() != dst.type.getRank() - 1)
       return failure();
@@ -519,21 +523,21 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     // Whether the global tensor's rows and base are 16-byte aligned.
     Value zero = indexConst(rewriter, loc, 0);
     Value vecC = indexConst(rewriter, loc, vec);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(
-        rewriter, loc, global.buffer);
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                                global.buffer);
     Value aligned = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(rewriter, loc, base,
                                indexConst(rewriter, loc, 16)),
         zero);
-    Value lastDim = memref::DimOp::create(rewriter, loc, global.buffer, rank - 1);
+    Value lastDim =
+        memref::DimOp::create(rewriter, loc, global.buffer, rank - 1);
     if (rank > 1)
       aligned = arith::AndIOp::create(
           rewriter, loc, aligned,
-          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                arith::RemUIOp::create(rewriter, loc, lastDim,
-                                                       vecC),
-                                zero));
+          arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(rewriter, loc, lastDim, vecC), zero));
 
     SmallVector<int64_t> chunks(tile);
     chunks.back() = inner / vec;
@@ -604,10 +608,12 @@ SmallVector<Value> bf16MmaSync(OpBuilder &b, Location loc, Value aFrag,
     SmallVector<Value> regs;
     auto type = cast<VectorType>(frag.getType());
     for (int64_t i = 0; i < type.getDimSize(0); ++i) {
-      Value pair = vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i});
+      Value pair =
+          vector::ExtractOp::create(b, loc, frag, ArrayRef<int64_t>{i});
       Value word = vector::BitCastOp::create(
           b, loc, VectorType::get({1}, b.getI32Type()), pair);
-      regs.push_back(vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+      regs.push_back(
+          vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
     }
     return regs;
   };
@@ -663,12 +669,11 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   Value warpCol = arith::MulIOp::create(
       rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
       indexConst(rewriter, loc, tileN));
-  Value laneDiv4 = arith::DivUIOp::create(rewriter, loc, lane,
-                                          indexConst(rewriter, loc, 4));
+  Value laneDiv4 =
+      arith::DivUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 4));
   Value laneMod4x2 = arith::MulIOp::create(
       rewriter, loc,
-      arith::RemUIOp::create(rewriter, loc, lane,
-                             indexConst(rewriter, loc, 4)),
+      arith::RemUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 4)),
       indexConst(rewriter, loc, 2));
   auto add = [&](Value x, int64_t y) -> Value {
     return y == 0 ? x
@@ -703,8 +708,8 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   // tiles with rows of a multiple of 8 halves. Other shapes load the
   // fragments element by element.
   bool useLdMatrix = mma.aRowLength % 8 == 0 && mma.bRowLength % 8 == 0;
-  Value laneMod8 = arith::RemUIOp::create(rewriter, loc, lane,
-                                          indexConst(rewriter, loc, 8));
+  Value laneMod8 =
+      arith::RemUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 8));
   Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane,
                                            indexConst(rewriter, loc, 16));
   // (lane / 16) * 8 and ((lane / 8) mod 2) * 8: which 8x8 block a lane
@@ -724,10 +729,9 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
       indexConst(rewriter, loc, 8));
   auto ldmatrix = [&](const Storage &s, Value row, Value col, bool transpose,
                       int64_t tiles, VectorType type) -> Value {
-    return nvgpu::LdMatrixOp::create(rewriter, loc, type, s.memref,
-                                     physical(s, row, col),
-                                     rewriter.getBoolAttr(transpose),
-                                     rewriter.getI32IntegerAttr(tiles));
+    return nvgpu::LdMatrixOp::create(
+        rewriter, loc, type, s.memref, physical(s, row, col),
+        rewriter.getBoolAttr(transpose), rewriter.getI32IntegerAttr(tiles));
   };
 
   for (int64_t ks = 0; ks < k / 16; ++ks) {
@@ -757,8 +761,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
       SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
                               loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
                               loadA(r8, k8), loadA(r8, k9)};
-      aFrags.push_back(
-          vector::FromElementsOp::create(rewriter, loc, aType, e));
+      aFrags.push_back(vector::FromElementsOp::create(rewriter, loc, aType, e));
     }
     for (int64_t an = 0; an < atomsN; ++an) {
       Value n0 = add(warpCol, an * 8);
@@ -766,11 +769,11 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
         Value frag;
         if (!mma.transposeB)
-          frag = ldmatrix(mma.b,
-                          add(arith::AddIOp::create(rewriter, loc, laneMod8,
-                                                    laneMid8),
-                              ks * 16),
-                          n0, true, 2, bType);
+          frag = ldmatrix(
+              mma.b,
+              add(arith::AddIOp::create(rewriter, loc, laneMod8, laneMid8),
+                  ks * 16),
+              n0, true, 2, bType);
         else
           frag = ldmatrix(mma.b,
                           arith::AddIOp::create(rewriter, loc, n0, laneMod8),
@@ -781,8 +784,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
       Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);
       SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
                               loadB(k9, col)};
-      bFrags.push_back(
-          vector::FromElementsOp::create(rewriter, loc, bType, e));
+      bFrags.push_back(vector::FromElementsOp::create(rewriter, loc, bType, e));
     }
     for (int64_t am = 0; am < atomsM; ++am) {
       for (int64_t an = 0; an < atomsN; ++an) {
@@ -798,9 +800,9 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         } else {
           Value cVec =
               vector::FromElementsOp::create(rewriter, loc, cType, acc);
-          Value d = nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am],
-                                             bFrags[an], cVec,
-                                             ArrayRef<int64_t>{16, 8, 16});
+          Value d =
+              nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am], bFrags[an],
+                                       cVec, ArrayRef<int64_t>{16, 8, 16});
           for (int64_t q = 0; q < 4; ++q)
             out.push_back(vector::ExtractOp::create(
                 rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
@@ -842,12 +844,12 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
-    std::optional<WarpPartition> part = getWarpPartition(
-        m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+    std::optional<WarpPartition> part =
+        getWarpPartition(m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
     if (!part || k % 16 != 0)
       return rewriter.notifyMatchFailure(op, "shape");
-    if (c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n, threads,
-                                                 *part))
+    if (c->layout !=
+        getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
       return rewriter.notifyMatchFailure(op, "accumulator layout");
 
     // Operands in fragments are read through their shared scratch copy.
@@ -895,11 +897,11 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     int64_t m = aType.getDimSize(0), half = aType.getDimSize(1), k = 2 * half;
     int64_t n = op.getC().getType().getDimSize(1);
     int64_t threads = getThreads(op);
-    std::optional<WarpPartition> part = getWarpPartition(
-        m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+    std::optional<WarpPartition> part =
+        getWarpPartition(m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
     if (!part || k % 16 != 0 ||
-        c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n, threads,
-                                                 *part))
+        c->layout !=
+            getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
       return rewriter.notifyMatchFailure(op, "shape or accumulator layout");
 
     MLIRContext *ctx = getContext();
@@ -929,10 +931,12 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
         [&](OpBuilder &bb, Location l, Value linear) {
           SmallVector<Value> rc = delinearize(bb, l, linear, {m, half});
           Value row = rc[0], j = rc[1];
-          Value word = arith::DivUIOp::create(bb, l, j, indexConst(bb, l, perWord));
-          Value slot = arith::RemUIOp::create(bb, l, j, indexConst(bb, l, perWord));
-          Value meta = memref::LoadOp::create(bb, l, e->memref,
-                                              ValueRange{row, word});
+          Value word =
+              arith::DivUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+          Value slot =
+              arith::RemUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+          Value meta =
+              memref::LoadOp::create(bb, l, e->memref, ValueRange{row, word});
           Value shift = arith::IndexCastOp::create(
               bb, l, metaType,
               arith::MulIOp::create(bb, l, slot, indexConst(bb, l, 2)));
@@ -946,7 +950,8 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
           Value col = arith::AddIOp::create(
               bb, l, arith::MulIOp::create(bb, l, group, indexConst(bb, l, 4)),
               pos);
-          Value v = memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j});
+          Value v =
+              memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j});
           memref::StoreOp::create(bb, l, v, dense, ValueRange{row, col});
         });
     barrier(rewriter, loc);
@@ -981,9 +986,8 @@ Value fragmentAtIvs(Operation *access, ValueRange ivs) {
   if (!s || s->scope != Scope::Fragment)
     return nullptr;
   if (indices.size() != ivs.size() ||
-      !llvm::all_of(llvm::zip(indices, ivs), [](auto p) {
-        return std::get<0>(p) == std::get<1>(p);
-      }))
+      !llvm::all_of(llvm::zip(indices, ivs),
+                    [](auto p) { return std::get<0>(p) == std::get<1>(p); }))
     return nullptr;
   return memref;
 }
@@ -1079,8 +1083,8 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
             SmallVector<Value> idx;
             for (Value i : load.getIndices())
               idx.push_back(mapping.lookupOrDefault(i));
-            Value v = memref::LoadOp::create(b, load.getLoc(), staged->second,
-                                             idx);
+            Value v =
+                memref::LoadOp::create(b, load.getLoc(), staged->second, idx);
             mapping.map(load.getResult(), v);
             continue;
           }
@@ -1125,11 +1129,11 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
         });
       }
     } else {
-      buildThreadStridedLoop(rewriter, loc, numElements(extents), getThreads(op),
-                             [&](OpBuilder &b, Location l, Value linear) {
-                               cloneBody(b, delinearize(b, l, linear, extents),
-                                         std::nullopt);
-                             });
+      buildThreadStridedLoop(
+          rewriter, loc, numElements(extents), getThreads(op),
+          [&](OpBuilder &b, Location l, Value linear) {
+            cloneBody(b, delinearize(b, l, linear, extents), std::nullopt);
+          });
     }
     if (writesShared)
       barrier(rewriter, loc);
@@ -1193,32 +1197,31 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
                 registerHoldsElement(rewriter, loc, dst->layout, tid, r),
                 [&](OpBuilder &b, Location l) {
                   Value reg = indexConst(b, l, r);
-                  Value init =
-                      op.getClear()
-                          ? reduceIdentity(b, l, kind, elt)
-                          : memref::LoadOp::create(b, l, dst->memref,
-                                                   ValueRange{reg})
-                                .getResult();
+                  Value init = op.getClear()
+                                   ? reduceIdentity(b, l, kind, elt)
+                                   : memref::LoadOp::create(b, l, dst->memref,
+                                                            ValueRange{reg})
+                                         .getResult();
                   memref::StoreOp::create(b, l, reduceRow(b, l, idx, init),
                                           dst->memref, ValueRange{reg});
                 });
       }
     } else {
       auto body = [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
-        Value init = op.getClear()
-                         ? reduceIdentity(b, l, kind, elt)
-                         : memref::LoadOp::create(b, l, dst->memref, idx)
-                               .getResult();
+        Value init =
+            op.getClear()
+                ? reduceIdentity(b, l, kind, elt)
+                : memref::LoadOp::create(b, l, dst->memref, idx).getResult();
         memref::StoreOp::create(b, l, reduceRow(b, l, idx, init), dst->memref,
                                 idx);
       };
       if (dst->scope == Scope::Shared) {
         barrier(rewriter, loc);
-        buildThreadStridedLoop(rewriter, loc, numElements(outShape),
-                               getThreads(op),
-                               [&](OpBuilder &b, Location l, Value linear) {
-                                 body(b, l, delinearize(b, l, linear, outShape));
-                               });
+        buildThreadStridedLoop(
+            rewriter, loc, numElements(outShape), getThreads(op),
+            [&](OpBuilder &b, Location l, Value linear) {
+              body(b, l, delinearize(b, l, linear, outShape));
+            });
       } else {
         buildTileLoops(rewriter, loc, outShape,
                        [&](OpBuilder &b, Location l, ValueRange ivs) {
@@ -1355,9 +1358,9 @@ namespace {
 /// global to a whole shared buffer, in 16-byte chunks.
 struct Producer {
   CopyOp copy;
-  Value view;      // the shared buffer's storage
-  Value stages;    // num_stages copies of it: memref<S x shape>
-  int64_t vec;     // elements per 16-byte chunk
+  Value view;                // the shared buffer's storage
+  Value stages;              // num_stages copies of it: memref<S x shape>
+  int64_t vec;               // elements per 16-byte chunk
   int64_t swizzleChunks = 0; // see swizzledColumn; 0: not swizzled
 };
 
@@ -1374,7 +1377,8 @@ Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
     return v;
   for (Value operand : def->getOperands())
     valueAtIteration(rewriter, operand, loop, iv, mapping);
-  return rewriter.clone(*def, mapping)->getResult(cast<OpResult>(v).getResultNumber());
+  return rewriter.clone(*def, mapping)
+      ->getResult(cast<OpResult>(v).getResultNumber());
 }
 
 /// True when `v` depends, inside `loop`, only on pure ops and the
@@ -1477,12 +1481,13 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
 
   Value zero = indexConst(rewriter, loc, 0);
   Value vecC = indexConst(rewriter, loc, vec);
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                              src.buffer);
+  Value base =
+      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, src.buffer);
   Value lastDim = memref::DimOp::create(rewriter, loc, src.buffer, rank - 1);
   Value aligned = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(rewriter, loc, base, indexConst(rewriter, loc, 16)),
+      arith::RemUIOp::create(rewriter, loc, base,
+                             indexConst(rewriter, loc, 16)),
       zero);
   if (rank > 1)
     aligned = arith::AndIOp::create(
@@ -1497,8 +1502,8 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
   auto stageIndices = [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
     SmallVector<Value> out(idx);
     if (producer.swizzleChunks)
-      out.back() = swizzledColumn(b, l, stagesStorage, out[out.size() - 2],
-                                  out.back());
+      out.back() =
+          swizzledColumn(b, l, stagesStorage, out[out.size() - 2], out.back());
     return out;
   };
   buildThreadStridedLoop(
@@ -1511,14 +1516,15 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
         dstIdx.append(tileIdx.begin(), tileIdx.end());
         // The tile's indices address the buffer's non-unit dims; the
         // buffer's own unit dims are indexed 0.
-        SmallVector<Value> si = src.indices(b, l, tileIndicesOf(tileIdx, shape));
+        SmallVector<Value> si =
+            src.indices(b, l, tileIndicesOf(tileIdx, shape));
         Value rowsOk = Value();
         for (int64_t d = 0; d < rank - 1; ++d) {
-          Value ok = arith::CmpIOp::create(
-              b, l, arith::CmpIPredicate::ult, si[d],
-              memref::DimOp::create(b, l, src.buffer, d));
-          rowsOk = rowsOk ? arith::AndIOp::create(b, l, rowsOk, ok).getResult()
-                          : ok;
+          Value ok =
+              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, si[d],
+                                    memref::DimOp::create(b, l, src.buffer, d));
+          rowsOk =
+              rowsOk ? arith::AndIOp::create(b, l, rowsOk, ok).getResult() : ok;
         }
         Value col = si.back();
         Value fast = arith::AndIOp::create(
@@ -1541,7 +1547,8 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
               if (rowsOk) {
                 count = arith::SelectOp::create(tb, tl, rowsOk, count, zero);
                 for (int64_t d = 0; d < rank - 1; ++d)
-                  safe[d] = arith::SelectOp::create(tb, tl, rowsOk, si[d], zero);
+                  safe[d] =
+                      arith::SelectOp::create(tb, tl, rowsOk, si[d], zero);
               }
               safe.back() = arith::SelectOp::create(tb, tl, inside, col, zero);
               nvgpu::DeviceAsyncCopyOp::create(
@@ -1592,7 +1599,8 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
   int64_t threads = getThreads(loop);
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto kernel = loop->getParentOfType<KernelOp>();
 
   // Stage buffers, after the kernel's other shared buffers.
@@ -1610,8 +1618,8 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
         MemRefType::get(shape, type.getElementType(),
                         MemRefLayoutAttrInterface(), workgroup),
         base, indexConst(rewriter, loc, sharedBytes), ValueRange{});
-    sharedBytes += numStages * type.getNumElements() *
-                   type.getElementTypeBitWidth() / 8;
+    sharedBytes +=
+        numStages * type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
 
   Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
@@ -1675,9 +1683,10 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
       offsets.push_back(rewriter.getIndexAttr(0));
       sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
     }
-    auto subType = cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
-        type.getShape(), cast<MemRefType>(p.stages.getType()), offsets, sizes,
-        strides));
+    auto subType =
+        cast<MemRefType>(memref::SubViewOp::inferRankReducedResultType(
+            type.getShape(), cast<MemRefType>(p.stages.getType()), offsets,
+            sizes, strides));
     Value sub = memref::SubViewOp::create(rewriter, loc, subType, p.stages,
                                           offsets, sizes, strides);
     auto view = UnrealizedConversionCastOp::create(rewriter, loc, type, sub);
@@ -1708,7 +1717,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
-  auto workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto lowered = [&](Operation *alloc, Value storage,
                      FragmentLayoutAttr layout) {
     auto cast = UnrealizedConversionCastOp::create(
@@ -1736,8 +1746,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
                                       MemRefLayoutAttrInterface(), workgroup);
       Value view = memref::ViewOp::create(
-          rewriter, loc, viewType, base,
-          indexConst(rewriter, loc, sharedBytes), ValueRange{});
+          rewriter, loc, viewType, base, indexConst(rewriter, loc, sharedBytes),
+          ValueRange{});
       rewriter.setInsertionPoint(op);
       lowered(op, view, nullptr);
       // index elements are stored as 64-bit integers.
@@ -1763,13 +1773,13 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                << "(thread t, register r) with r * " << layout.getThreads()
                << " + t < " << type.getNumElements();
       Value regs = memref::AllocaOp::create(
-          rewriter, loc,
-          MemRefType::get({registers}, type.getElementType()));
+          rewriter, loc, MemRefType::get({registers}, type.getElementType()));
       rewriter.setInsertionPoint(op);
       lowered(op, regs, layout);
     } else {
       Value array = memref::AllocaOp::create(
-          rewriter, loc, MemRefType::get(type.getShape(), type.getElementType()));
+          rewriter, loc,
+          MemRefType::get(type.getShape(), type.getElementType()));
       rewriter.setInsertionPoint(op);
       lowered(op, array, nullptr);
     }
@@ -1791,8 +1801,7 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       if (from && to && from->scope == Scope::Fragment &&
           to->scope == Scope::Fragment && from->layout != to->layout)
         needScratch.insert(copy.getSource());
-    }
-    else if (auto gemm = dyn_cast<GemmOp>(op)) {
+    } else if (auto gemm = dyn_cast<GemmOp>(op)) {
       needScratch.insert(gemm.getA());
       needScratch.insert(gemm.getB());
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
@@ -1829,10 +1838,10 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
                AnnotateLayoutLowering, ReduceLowering>(ctx);
   patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
                                             arith::AtomicRMWKind::addi);
-  patterns.add<AtomicLowering<AtomicMaxOp>>(
-      ctx, arith::AtomicRMWKind::maximumf, arith::AtomicRMWKind::maxs);
-  patterns.add<AtomicLowering<AtomicMinOp>>(
-      ctx, arith::AtomicRMWKind::minimumf, arith::AtomicRMWKind::mins);
+  patterns.add<AtomicLowering<AtomicMaxOp>>(ctx, arith::AtomicRMWKind::maximumf,
+                                            arith::AtomicRMWKind::maxs);
+  patterns.add<AtomicLowering<AtomicMinOp>>(ctx, arith::AtomicRMWKind::minimumf,
+                                            arith::AtomicRMWKind::mins);
 }
 
 LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
@@ -1931,7 +1940,8 @@ LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
   while (grid.size() < 3)
     grid.push_back(one);
   Value threads = indexConst(rewriter, loc, kernel.getThreads());
-  auto sharedAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
+  auto sharedAttr =
+      kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
   Value shared =
       arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
                                    sharedAttr ? sharedAttr.getInt() : 0);

@@ -10,10 +10,11 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-std::optional<WarpPartition>
-mlir::tile::getWarpPartition(int64_t m, int64_t n, int64_t warps,
-                             GemmWarpPolicy policy, int64_t atomM,
-                             int64_t atomN) {
+std::optional<WarpPartition> mlir::tile::getWarpPartition(int64_t m, int64_t n,
+                                                          int64_t warps,
+                                                          GemmWarpPolicy policy,
+                                                          int64_t atomM,
+                                                          int64_t atomN) {
   // No warp at all (a block of fewer than 32 threads) or a degenerate atom:
   // nothing to partition, and the divisibility checks below would divide
   // by zero. No block has anywhere near kMaxWarps warps either; the search
@@ -63,12 +64,11 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
   AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
   AffineExpr row = t.floorDiv(32 * wn) * tileM + q.floorDiv(tileN / 2) * 16 +
                    (t % 32).floorDiv(4) + (q % 4).floorDiv(2) * 8;
-  AffineExpr col = (t.floorDiv(32) % wn) * tileN + (q.floorDiv(4) % (tileN / 8)) * 8 +
-                   (t % 4) * 2 + q % 2;
-  return FragmentLayoutAttr::get(ctx, {m, n}, threads,
-                                 AffineMap::get(2, 0, {thread, reg}, ctx),
-                                 /*replicate=*/1,
-                                 AffineMap::get(2, 0, {row, col}, ctx));
+  AffineExpr col = (t.floorDiv(32) % wn) * tileN +
+                   (q.floorDiv(4) % (tileN / 8)) * 8 + (t % 4) * 2 + q % 2;
+  return FragmentLayoutAttr::get(
+      ctx, {m, n}, threads, AffineMap::get(2, 0, {thread, reg}, ctx),
+      /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
 }
 
 FragmentLayoutAttr mlir::tile::getCyclicLayout(MLIRContext *ctx,

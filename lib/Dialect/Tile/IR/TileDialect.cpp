@@ -37,9 +37,7 @@ std::optional<Scope> mlir::tile::getScope(MemRefType type) {
   return std::nullopt;
 }
 
-bool mlir::tile::isGlobal(MemRefType type) {
-  return !type.getMemorySpace();
-}
+bool mlir::tile::isGlobal(MemRefType type) { return !type.getMemorySpace(); }
 
 StringRef mlir::tile::stringifyScopeOf(MemRefType type) {
   if (std::optional<Scope> scope = getScope(type))
@@ -128,11 +126,9 @@ static std::optional<AffineExpr> findBadDivisor(AffineExpr expr) {
   return bad;
 }
 
-LogicalResult
-FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                           ArrayRef<int64_t> shape, int64_t threads,
-                           AffineMap map, int64_t replicate,
-                           AffineMap inverse) {
+LogicalResult FragmentLayoutAttr::verify(
+    function_ref<InFlightDiagnostic()> emitError, ArrayRef<int64_t> shape,
+    int64_t threads, AffineMap map, int64_t replicate, AffineMap inverse) {
   if (shape.empty())
     return emitError() << "fragment layout needs a shape of rank >= 1";
   int64_t numElements = 1;
@@ -203,15 +199,15 @@ FragmentLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     if (result[0] < 0 || result[0] >= owners || result[1] < 0) {
       auto diag = emitError() << "fragment layout maps element [";
       llvm::interleaveComma(index, diag);
-      return diag << "] to thread " << result[0] << ", register "
-                  << result[1] << "; expected a thread in [0, " << owners
+      return diag << "] to thread " << result[0] << ", register " << result[1]
+                  << "; expected a thread in [0, " << owners
                   << ") and a register >= 0";
     }
     if (!slots.insert({result[0], result[1]}).second) {
       auto diag = emitError() << "fragment layout maps element [";
       llvm::interleaveComma(index, diag);
-      return diag << "] to (thread " << result[0] << ", register "
-                  << result[1] << "), which another element already uses";
+      return diag << "] to (thread " << result[0] << ", register " << result[1]
+                  << "), which another element already uses";
     }
     if (inverse) {
       int64_t slot[2] = {result[0], result[1]};
@@ -272,9 +268,8 @@ Attribute FragmentLayoutAttr::parse(AsmParser &parser, Type) {
   }
   if (parser.parseGreater())
     return {};
-  return parser.getChecked<FragmentLayoutAttr>(loc, parser.getContext(), shape,
-                                               threads, map, replicate,
-                                               inverse);
+  return parser.getChecked<FragmentLayoutAttr>(
+      loc, parser.getContext(), shape, threads, map, replicate, inverse);
 }
 
 void FragmentLayoutAttr::print(AsmPrinter &printer) const {

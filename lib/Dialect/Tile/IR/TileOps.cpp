@@ -42,8 +42,8 @@ static bool isTileScope(MemRefType type, ArrayRef<Scope> allowed) {
 }
 
 /// Checks that `type` is a buffer of one of the `allowed` scopes.
-static LogicalResult verifyScope(Operation *op, StringRef what,
-                                 MemRefType type, ArrayRef<Scope> allowed) {
+static LogicalResult verifyScope(Operation *op, StringRef what, MemRefType type,
+                                 ArrayRef<Scope> allowed) {
   if (isTileScope(type, allowed))
     return success();
   auto diag = op->emitOpError() << what << " must be a ";
@@ -237,8 +237,8 @@ void KernelOp::print(OpAsmPrinter &p) {
     p << ")";
   }
   p.printOptionalAttrDictWithKeyword(
-      (*this)->getAttrs(), {getStaticGridAttrName(), getThreadsAttrName(),
-                            getClusterAttrName()});
+      (*this)->getAttrs(),
+      {getStaticGridAttrName(), getThreadsAttrName(), getClusterAttrName()});
   p << " ";
   p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
                 /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
@@ -279,12 +279,12 @@ LogicalResult KernelOp::verify() {
                            << grid.size() << "), got " << cluster->size();
     for (auto [i, c] : llvm::enumerate(*cluster)) {
       if (c <= 0)
-        return emitOpError() << "cluster extent " << i
-                             << " must be positive, got " << c;
+        return emitOpError()
+               << "cluster extent " << i << " must be positive, got " << c;
       if (!ShapedType::isDynamic(grid[i]) && grid[i] % c != 0)
-        return emitOpError() << "cluster extent " << i << " (" << c
-                             << ") must divide the grid extent (" << grid[i]
-                             << ")";
+        return emitOpError()
+               << "cluster extent " << i << " (" << c
+               << ") must divide the grid extent (" << grid[i] << ")";
     }
   }
   if ((*this)->getParentOfType<KernelOp>())
@@ -340,15 +340,13 @@ void KernelOp::getCanonicalizationPatterns(RewritePatternSet &results,
 // Alloc ops
 //===----------------------------------------------------------------------===//
 
-template <typename AllocOpT>
-static LogicalResult verifyAlloc(AllocOpT op) {
+template <typename AllocOpT> static LogicalResult verifyAlloc(AllocOpT op) {
   MemRefType type = op.getType();
   Scope expected = AllocOpT::getExpectedScope();
   std::optional<Scope> scope = getScope(type);
   if (!scope || *scope != expected)
-    return op.emitOpError()
-           << "result must be in memory space #tile.scope<"
-           << stringifyScope(expected) << ">, got " << type;
+    return op.emitOpError() << "result must be in memory space #tile.scope<"
+                            << stringifyScope(expected) << ">, got " << type;
   if (type.getRank() == 0)
     return op.emitOpError() << "needs a buffer of rank >= 1 (use shape [1] "
                                "for a scalar)";
@@ -431,8 +429,8 @@ static ParseResult resolveCopySide(OpAsmParser &parser, CopySide &side,
     return parser.emitError(side.loc)
            << "cannot infer the region sizes of this side: give them as "
               "`[offsets] [sizes]`";
-  side.sizes = other.hasSizes ? other.sizes
-                              : llvm::to_vector(otherType.getShape());
+  side.sizes =
+      other.hasSizes ? other.sizes : llvm::to_vector(otherType.getShape());
   return success();
 }
 
@@ -473,8 +471,9 @@ ParseResult CopyOp::parse(OpAsmParser &parser, OperationState &result) {
                       b.getDenseI64ArrayAttr(target.sizes));
   result.addAttribute(
       getOperandSegmentSizesAttrName(result.name),
-      b.getDenseI32ArrayAttr({1, static_cast<int32_t>(source.dynamicOffsets.size()),
-                              1, static_cast<int32_t>(target.dynamicOffsets.size())}));
+      b.getDenseI32ArrayAttr(
+          {1, static_cast<int32_t>(source.dynamicOffsets.size()), 1,
+           static_cast<int32_t>(target.dynamicOffsets.size())}));
   return success();
 }
 
@@ -489,8 +488,8 @@ static bool isWholeBuffer(MemRefType type, ArrayRef<int64_t> staticOffsets,
 static void printCopySide(OpAsmPrinter &p, CopyOp op, Value buffer,
                           OperandRange dynamicOffsets,
                           ArrayRef<int64_t> staticOffsets,
-                          ArrayRef<int64_t> sizes, bool whole,
-                          bool otherWhole, MemRefType otherType) {
+                          ArrayRef<int64_t> sizes, bool whole, bool otherWhole,
+                          MemRefType otherType) {
   p.printOperand(buffer);
   if (whole)
     return;
@@ -507,10 +506,10 @@ static void printCopySide(OpAsmPrinter &p, CopyOp op, Value buffer,
 void CopyOp::print(OpAsmPrinter &p) {
   MemRefType sourceType = getSource().getType();
   MemRefType targetType = getTarget().getType();
-  bool sourceWhole = isWholeBuffer(sourceType, getStaticSourceOffsets(),
-                                   getSourceSizes());
-  bool targetWhole = isWholeBuffer(targetType, getStaticTargetOffsets(),
-                                   getTargetSizes());
+  bool sourceWhole =
+      isWholeBuffer(sourceType, getStaticSourceOffsets(), getSourceSizes());
+  bool targetWhole =
+      isWholeBuffer(targetType, getStaticTargetOffsets(), getTargetSizes());
   p << " ";
   printCopySide(p, *this, getSource(), getSourceOffsets(),
                 getStaticSourceOffsets(), getSourceSizes(), sourceWhole,
@@ -536,17 +535,17 @@ static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
                                       ValueRange dynamicOffsets,
                                       ArrayRef<int64_t> sizes) {
   int64_t rank = type.getRank();
-  if (failed(verifyListOfOperandsOrIntegers(
-          op, (side + " offsets").str(), rank, staticOffsets, dynamicOffsets)))
+  if (failed(verifyListOfOperandsOrIntegers(op, (side + " offsets").str(), rank,
+                                            staticOffsets, dynamicOffsets)))
     return failure();
   if (static_cast<int64_t>(sizes.size()) != rank)
-    return op.emitOpError() << "expected " << rank << " " << side
-                            << " sizes (the rank of " << type << "), got "
-                            << sizes.size();
+    return op.emitOpError()
+           << "expected " << rank << " " << side << " sizes (the rank of "
+           << type << "), got " << sizes.size();
   for (int64_t size : sizes)
     if (size <= 0)
-      return op.emitOpError() << side << " sizes must be positive, got "
-                              << shapeStr(sizes);
+      return op.emitOpError()
+             << side << " sizes must be positive, got " << shapeStr(sizes);
   if (isGlobal(type))
     return success();
   // Tile buffers have no out-of-bounds semantics: the region must fit.
@@ -595,14 +594,12 @@ LogicalResult CopyOp::verify() {
                               getTargetSizes())))
     return failure();
   if (dropUnitDims(getSourceSizes()) != dropUnitDims(getTargetSizes())) {
-    auto diag = emitOpError() << "source region " << shapeStr(getSourceSizes())
-                              << " and target region "
-                              << shapeStr(getTargetSizes())
-                              << " differ after dropping unit dimensions ("
-                              << shapeStr(dropUnitDims(getSourceSizes()))
-                              << " vs "
-                              << shapeStr(dropUnitDims(getTargetSizes()))
-                              << ")";
+    auto diag = emitOpError()
+                << "source region " << shapeStr(getSourceSizes())
+                << " and target region " << shapeStr(getTargetSizes())
+                << " differ after dropping unit dimensions ("
+                << shapeStr(dropUnitDims(getSourceSizes())) << " vs "
+                << shapeStr(dropUnitDims(getTargetSizes())) << ")";
     return diag;
   }
   if (std::optional<TypedAttr> pad = getPad()) {
@@ -664,8 +661,8 @@ static LogicalResult verifyRank2(Operation *op, StringRef name,
                                  MemRefType type) {
   if (type.getRank() == 2)
     return success();
-  return op->emitOpError() << "operand " << name
-                           << " must be a 2-d tile, got " << type;
+  return op->emitOpError() << "operand " << name << " must be a 2-d tile, got "
+                           << type;
 }
 
 static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
@@ -673,8 +670,10 @@ static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
   if (failed(verifyRank2(op, "A", a)) || failed(verifyRank2(op, "B", b)) ||
       failed(verifyRank2(op, "C", c)))
     return failure();
-  if (failed(verifyScope(op, "operand A", a, {Scope::Shared, Scope::Fragment})) ||
-      failed(verifyScope(op, "operand B", b, {Scope::Shared, Scope::Fragment})) ||
+  if (failed(
+          verifyScope(op, "operand A", a, {Scope::Shared, Scope::Fragment})) ||
+      failed(
+          verifyScope(op, "operand B", b, {Scope::Shared, Scope::Fragment})) ||
       failed(verifyScope(op, "accumulator C", c, {Scope::Fragment})))
     return failure();
   return success();
@@ -688,16 +687,16 @@ LogicalResult GemmOp::verify() {
   if (getK() != kb)
     return emitOpError() << "K of A (" << getK() << ", A is " << a
                          << (getTransposeA() ? " transposed" : "")
-                         << ") does not match K of B (" << kb << ", B is "
-                         << b << (getTransposeB() ? " transposed" : "") << ")";
+                         << ") does not match K of B (" << kb << ", B is " << b
+                         << (getTransposeB() ? " transposed" : "") << ")";
   if (c.getDimSize(0) != getM() || c.getDimSize(1) != getN())
-    return emitOpError() << "accumulator C must be " << getM() << "x"
-                         << getN() << " (M x N), got " << c;
+    return emitOpError() << "accumulator C must be " << getM() << "x" << getN()
+                         << " (M x N), got " << c;
   if (!isLegalGemmTypes(a.getElementType(), b.getElementType(),
                         c.getElementType(), /*sparse=*/false))
-    return emitOpError() << "unsupported element types "
-                         << a.getElementType() << " x " << b.getElementType()
-                         << " -> " << c.getElementType()
+    return emitOpError() << "unsupported element types " << a.getElementType()
+                         << " x " << b.getElementType() << " -> "
+                         << c.getElementType()
                          << "; legal are: " << kLegalGemmTypes;
   return success();
 }
@@ -718,16 +717,14 @@ LogicalResult GemmSpOp::verify() {
                          << ") must be a multiple of 4 for 2:4 sparsity";
   if (a.getDimSize(1) * 2 != k)
     return emitOpError() << "compressed A must be M x K/2 = " << m << "x"
-                         << k / 2 << " for K = " << k << " (from B), got "
-                         << a;
+                         << k / 2 << " for K = " << k << " (from B), got " << a;
   auto metaType = dyn_cast<IntegerType>(e.getElementType());
   if (!metaType || !llvm::is_contained({8u, 16u, 32u}, metaType.getWidth()))
     return emitOpError() << "metadata E must have element type i8, i16 or "
                             "i32, got "
                          << e.getElementType();
   int64_t width = metaType.getWidth();
-  if (k % width != 0 || e.getDimSize(0) != m ||
-      e.getDimSize(1) != k / width)
+  if (k % width != 0 || e.getDimSize(0) != m || e.getDimSize(1) != k / width)
     return emitOpError() << "metadata E must be M x K/" << width << " = " << m
                          << "x" << (k / width) << " for K = " << k
                          << " and element type " << metaType << ", got " << e;
@@ -736,9 +733,9 @@ LogicalResult GemmSpOp::verify() {
                          << " (M x N), got " << c;
   if (!isLegalGemmTypes(a.getElementType(), b.getElementType(),
                         c.getElementType(), /*sparse=*/true))
-    return emitOpError() << "unsupported element types "
-                         << a.getElementType() << " x " << b.getElementType()
-                         << " -> " << c.getElementType()
+    return emitOpError() << "unsupported element types " << a.getElementType()
+                         << " x " << b.getElementType() << " -> "
+                         << c.getElementType()
                          << " for a sparse gemm; legal are f16 x f16 -> f16 | "
                             "f32, bf16 x bf16 -> f32, fp8 x fp8 -> f32 | f16, "
                             "i8 x i8 -> i32";
@@ -805,8 +802,7 @@ static ParseResult parseReduceKind(OpAsmParser &parser, ReduceKindAttr &kind) {
   return success();
 }
 
-static void printReduceKind(OpAsmPrinter &p, Operation *,
-                            ReduceKindAttr kind) {
+static void printReduceKind(OpAsmPrinter &p, Operation *, ReduceKindAttr kind) {
   p << stringifyReduceKind(kind.getValue());
 }
 
@@ -828,9 +824,9 @@ LogicalResult ReduceOp::verify() {
   if (expected.empty())
     expected.push_back(1);
   if (dst.getShape() != ArrayRef<int64_t>(expected))
-    return emitOpError() << "target shape must be "
-                         << shapeStr(expected) << " (source shape without dim "
-                         << dim << "), got " << shapeStr(dst.getShape());
+    return emitOpError() << "target shape must be " << shapeStr(expected)
+                         << " (source shape without dim " << dim << "), got "
+                         << shapeStr(dst.getShape());
   if (src.getElementType() != dst.getElementType())
     return emitOpError() << "source and target element types differ: "
                          << src.getElementType() << " vs "
@@ -845,8 +841,7 @@ LogicalResult ReduceOp::verify() {
 // Atomic ops
 //===----------------------------------------------------------------------===//
 
-template <typename AtomicOpT>
-static LogicalResult verifyAtomic(AtomicOpT op) {
+template <typename AtomicOpT> static LogicalResult verifyAtomic(AtomicOpT op) {
   MemRefType target = op.getTarget().getType();
   if (!isGlobal(target) && !isTileScope(target, {Scope::Shared}))
     return op.emitOpError() << "target must be global or shared memory, got "
@@ -857,8 +852,8 @@ static LogicalResult verifyAtomic(AtomicOpT op) {
     return failure();
   Type elt = target.getElementType();
   if (!isa<FloatType>(elt) && !elt.isInteger(32) && !elt.isInteger(64))
-    return op.emitOpError() << "supports float, i32 and i64 targets, got "
-                            << elt;
+    return op.emitOpError()
+           << "supports float, i32 and i64 targets, got " << elt;
   Type valueType = op.getValue().getType();
   if (auto tileType = dyn_cast<MemRefType>(valueType)) {
     if (!tileType.hasStaticShape())
@@ -868,13 +863,13 @@ static LogicalResult verifyAtomic(AtomicOpT op) {
     if (failed(verifyScope(op, "value tile", tileType, kTileScopes)))
       return failure();
     if (tileType.getRank() != target.getRank())
-      return op.emitOpError() << "value tile rank (" << tileType.getRank()
-                              << ") must equal the target rank ("
-                              << target.getRank() << ")";
+      return op.emitOpError()
+             << "value tile rank (" << tileType.getRank()
+             << ") must equal the target rank (" << target.getRank() << ")";
     if (tileType.getElementType() != elt)
-      return op.emitOpError() << "value tile element type "
-                              << tileType.getElementType()
-                              << " must be the target's " << elt;
+      return op.emitOpError()
+             << "value tile element type " << tileType.getElementType()
+             << " must be the target's " << elt;
     return success();
   }
   if (valueType != elt)
@@ -981,9 +976,8 @@ std::optional<SmallVector<Value>> ParallelOp::getLoopInductionVars() {
 // PipelinedOp
 //===----------------------------------------------------------------------===//
 
-void PipelinedOp::build(OpBuilder &builder, OperationState &state,
-                        Value lower, Value upper, Value step,
-                        int64_t numStages) {
+void PipelinedOp::build(OpBuilder &builder, OperationState &state, Value lower,
+                        Value upper, Value step, int64_t numStages) {
   state.addOperands({lower, upper, step});
   state.addAttribute(getNumStagesAttrName(state.name),
                      builder.getI64IntegerAttr(numStages));
@@ -1066,7 +1060,8 @@ LogicalResult PipelinedOp::verify() {
     if (!list)
       return success();
     if (static_cast<int64_t>(list->size()) != numOps)
-      return emitOpError() << name << " must have one entry per op of the "
+      return emitOpError() << name
+                           << " must have one entry per op of the "
                               "body with side effects ("
                            << numOps << "), got " << list->size();
     return success();
@@ -1078,16 +1073,16 @@ LogicalResult PipelinedOp::verify() {
     SmallVector<bool> seen(numOps, false);
     for (int64_t pos : *order) {
       if (pos < 0 || pos >= numOps || seen[pos])
-        return emitOpError() << "order must be a permutation of 0.."
-                             << numOps - 1;
+        return emitOpError()
+               << "order must be a permutation of 0.." << numOps - 1;
       seen[pos] = true;
     }
   }
   if (std::optional<ArrayRef<int64_t>> stage = getStage())
     for (int64_t s : *stage)
       if (s < 0 || s >= numStages)
-        return emitOpError() << "stage " << s << " is out of range [0, "
-                             << numStages << ")";
+        return emitOpError()
+               << "stage " << s << " is out of range [0, " << numStages << ")";
   return success();
 }
 
@@ -1121,8 +1116,8 @@ std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
 LogicalResult AnnotateLayoutOp::verify() {
   MemRefType type = getBuffer().getType();
   if (auto fragment = dyn_cast<FragmentLayoutAttr>(getLayout())) {
-    if (failed(verifyScope(*this, "a buffer with a #tile.fragment layout",
-                           type, {Scope::Fragment})))
+    if (failed(verifyScope(*this, "a buffer with a #tile.fragment layout", type,
+                           {Scope::Fragment})))
       return failure();
     if (fragment.getShape() != type.getShape())
       return emitOpError() << "fragment layout shape "

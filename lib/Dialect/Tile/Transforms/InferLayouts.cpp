@@ -25,9 +25,8 @@ using namespace mlir::tile;
 namespace {
 
 /// The layout of one fragment, or failure (reported).
-FailureOr<FragmentLayoutAttr> inferLayout(AllocFragmentOp alloc,
-                                          const TargetInfo &target,
-                                          int64_t threads) {
+FailureOr<FragmentLayoutAttr>
+inferLayout(AllocFragmentOp alloc, const TargetInfo &target, int64_t threads) {
   FragmentLayoutAttr chosen;
   Operation *anchor = nullptr;
   // The users in program order (use lists are not), so that a conflict
@@ -60,9 +59,9 @@ FailureOr<FragmentLayoutAttr> inferLayout(AllocFragmentOp alloc,
              << "needs a layout over " << candidate.getThreads()
              << " threads, but the kernel has " << threads;
     if (chosen && chosen != candidate) {
-      InFlightDiagnostic diag =
-          alloc.emitOpError() << "has conflicting layouts: " << chosen
-                              << " and " << candidate;
+      InFlightDiagnostic diag = alloc.emitOpError()
+                                << "has conflicting layouts: " << chosen
+                                << " and " << candidate;
       diag.attachNote(anchor->getLoc()) << "first required here";
       diag.attachNote(user->getLoc()) << "then required here";
       return diag;
@@ -84,9 +83,9 @@ struct TileInferLayoutsPass
   void runOnOperation() override {
     std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
     if (!info) {
-      getOperation().emitError() << "unknown target '" << target
-                                 << "'; expected one of "
-                                 << TargetInfo::knownTargets();
+      getOperation().emitError()
+          << "unknown target '" << target << "'; expected one of "
+          << TargetInfo::knownTargets();
       return signalPassFailure();
     }
     if (!info->isGPU())

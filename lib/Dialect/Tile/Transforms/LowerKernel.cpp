@@ -29,9 +29,9 @@ struct TileLowerKernelPass
   void runOnOperation() override {
     std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
     if (!info) {
-      getOperation().emitError() << "unknown target '" << target
-                                 << "'; expected one of "
-                                 << TargetInfo::knownTargets();
+      getOperation().emitError()
+          << "unknown target '" << target << "'; expected one of "
+          << TargetInfo::knownTargets();
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;

@@ -22,15 +22,16 @@ using namespace mlir::tile;
 
 namespace {
 
-struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> {
+struct TileLowerOpsPass
+    : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> {
   using Base::Base;
 
   void runOnOperation() override {
     std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
     if (!info) {
-      getOperation().emitError() << "unknown target '" << target
-                                 << "'; expected one of "
-                                 << TargetInfo::knownTargets();
+      getOperation().emitError()
+          << "unknown target '" << target << "'; expected one of "
+          << TargetInfo::knownTargets();
       return signalPassFailure();
     }
     SmallVector<KernelOp> kernels;
@@ -56,8 +57,7 @@ struct TileLowerOpsPass : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> 
       ok &= succeeded(info->finishLowerOps(rewriter, kernel));
     getOperation().walk([&](Operation *op) {
       if (isa<TileDialect>(op->getDialect()) && !isa<KernelOp, YieldOp>(op)) {
-        op->emitOpError() << "cannot be lowered for target '" << target
-                          << "'";
+        op->emitOpError() << "cannot be lowered for target '" << target << "'";
         ok = false;
       }
     });

@@ -92,10 +92,10 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
       Type b = gemm.getB().getType().getElementType();
       Type c = gemm.getC().getType().getElementType();
       if (!target.supportsGemm(a, b, c)) {
-        gemm.emitOpError() << "element types " << a << " x " << b << " -> "
-                           << c << " are not supported on "
-                           << target.getName() << " (it supports "
-                           << target.describeGemmTypes() << ")";
+        gemm.emitOpError() << "element types " << a << " x " << b << " -> " << c
+                           << " are not supported on " << target.getName()
+                           << " (it supports " << target.describeGemmTypes()
+                           << ")";
         ok = false;
       }
     } else if (auto gemm = dyn_cast<GemmSpOp>(op)) {
@@ -123,8 +123,8 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (!target.supportsCopyInst(copy.getInst())) {
         copy.emitOpError() << "asks for instruction '"
-                           << stringifyCopyInst(copy.getInst())
-                           << "', which " << target.getName()
+                           << stringifyCopyInst(copy.getInst()) << "', which "
+                           << target.getName()
                            << " does not have; use inst = "
                               "#tile.copy_inst<auto>";
         ok = false;
@@ -134,7 +134,8 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
                           << " bytes of shared memory\n");
   auto bytesStr = [&](int64_t bytes) {
-    return bytes == kMax ? std::string("more than 2^63") : std::to_string(bytes);
+    return bytes == kMax ? std::string("more than 2^63")
+                         : std::to_string(bytes);
   };
   if (sharedBytes > target.getMaxSharedMemoryBytes()) {
     kernel.emitOpError() << "allocates " << bytesStr(sharedBytes)
@@ -163,15 +164,14 @@ struct TileVerifyTargetPass
   void runOnOperation() override {
     std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
     if (!info) {
-      getOperation().emitError() << "unknown target '" << target
-                                 << "'; expected one of "
-                                 << TargetInfo::knownTargets();
+      getOperation().emitError()
+          << "unknown target '" << target << "'; expected one of "
+          << TargetInfo::knownTargets();
       return signalPassFailure();
     }
     bool ok = true;
-    getOperation().walk([&](KernelOp kernel) {
-      ok &= succeeded(verifyKernel(kernel, *info));
-    });
+    getOperation().walk(
+        [&](KernelOp kernel) { ok &= succeeded(verifyKernel(kernel, *info)); });
     if (!ok)
       signalPassFailure();
   }

@@ -1,4 +1,5 @@
-//===- Layouts.h - Fragment layouts of the tensor-core lowerings -*- C++ -*-===//
+//===- Layouts.h - Fragment layouts of the tensor-core lowerings -*- C++
+//-*-===//
 
 #ifndef TILE_DIALECT_TILE_IR_LAYOUTS_H
 #define TILE_DIALECT_TILE_IR_LAYOUTS_H
