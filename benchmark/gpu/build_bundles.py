@@ -37,6 +37,8 @@ ATTENTION = [
     ("mha_d64_s2048_causal", 4, 16, 2048, 64, True),
     ("mha_d64_s200_odd", 1, 2, 200, 64, False),
     ("mha_d64_s200_odd_causal", 1, 2, 200, 64, True),
+    ("mha_d128_s2048", 4, 16, 2048, 128, False),
+    ("mha_d128_s2048_causal", 4, 16, 2048, 128, True),
 ]
 
 GEMM_SP = [("gemm_sp_f16_4096", 4096, 4096, 4096), ("gemm_sp_f16_odd", 1000, 520, 512)]
