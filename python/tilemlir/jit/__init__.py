@@ -122,7 +122,14 @@ class JITKernel:
             raise TypeError(f"kernel takes {expected} inputs ({names}), got {len(inputs)}")
         it = iter(inputs)
         args = [None if i in self.out_idx else next(it) for i in range(len(self.params))]
-        dims = self.runtime.check_args(args)
+        # Sizes of the dynamic dimensions, for the outputs; the runtime
+        # checks every argument (outputs included) once, when it launches.
+        dims = {}
+        for p, a in zip(self.params, args):
+            if a is not None and p["kind"] == "tensor" and hasattr(a, "shape"):
+                for want, got in zip(p["shape"], a.shape):
+                    if not isinstance(want, int):
+                        dims.setdefault(want, int(got))
         outputs = []
         for i in self.out_idx:
             p = self.params[i]
@@ -138,7 +145,7 @@ class JITKernel:
             out = self._allocate(shape, p, args)
             args[i] = out
             outputs.append(out)
-        self.runtime.launch(args)
+        self.runtime(*args)
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else outputs
