@@ -134,6 +134,13 @@ class FakeTorchTensor:
         self._strides = strides or cuda._c_strides(self.shape)
         self._contiguous = contiguous
 
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    def get_device(self):
+        return self.device.index if self.is_cuda else -1
+
     def data_ptr(self):
         return self._ptr
 

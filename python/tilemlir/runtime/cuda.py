@@ -730,17 +730,24 @@ def _is_c_contiguous(shape, strides):
     return all(st == want for sz, st, want in zip(shape, strides, _c_strides(shape)) if sz != 1)
 
 
+_TORCH_DTYPES = {}   # torch.dtype -> _DType, filled on first use
+
+
 def _as_tensor(name, a):
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(a, torch.Tensor):
-        if a.device.type != "cuda":
+        if not a.is_cuda:
             raise TypeError(f"argument '{name}' is a torch tensor on {a.device}; CUDA kernels "
                             "need tensors on a cuda device (use .cuda())")
-        dt = str(a.dtype)
-        dt = dt[len("torch."):] if dt.startswith("torch.") else dt
-        return _Tensor(int(a.data_ptr()), tuple(int(s) for s in a.shape),
-                       tuple(int(s) for s in a.stride()), _BY_TORCH.get(dt), a.device.index,
-                       bool(a.is_contiguous()), a)
+        # The launch path is hot: torch's own types (torch.Size, ints) are
+        # used as they are, and dtypes are looked up by object.
+        d = _TORCH_DTYPES.get(a.dtype)
+        if d is None:
+            dt = str(a.dtype)
+            d = _BY_TORCH.get(dt[len("torch."):] if dt.startswith("torch.") else dt)
+            _TORCH_DTYPES[a.dtype] = d
+        return _Tensor(a.data_ptr(), tuple(a.shape), a.stride(), d, a.get_device(),
+                       a.is_contiguous(), a)
     iface = getattr(a, "__cuda_array_interface__", None)
     if iface is not None:
         shape = tuple(int(s) for s in iface["shape"])
