@@ -185,6 +185,17 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
   llvm_unreachable("unknown reduce kind");
 }
 
+arith::AtomicRMWKind getAtomicRMWKind(Operation *atomicOp, Type elt) {
+  bool isFloat = isa<FloatType>(elt);
+  if (isa<AtomicMaxOp>(atomicOp))
+    return isFloat ? arith::AtomicRMWKind::maximumf
+                   : arith::AtomicRMWKind::maxs;
+  if (isa<AtomicMinOp>(atomicOp))
+    return isFloat ? arith::AtomicRMWKind::minimumf
+                   : arith::AtomicRMWKind::mins;
+  return isFloat ? arith::AtomicRMWKind::addf : arith::AtomicRMWKind::addi;
+}
+
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x) {
   if (kind != ReduceKind::AbsSum && kind != ReduceKind::AbsMax)
     return x;

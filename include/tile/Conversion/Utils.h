@@ -5,6 +5,7 @@
 
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir::tile {
@@ -39,6 +40,10 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
 
 /// x, or |x| for the abs kinds.
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);
+
+/// The memref.atomic_rmw kind of a tile.atomic_add / _max / _min on
+/// elements of type `elt`.
+arith::AtomicRMWKind getAtomicRMWKind(Operation *atomicOp, Type elt);
 
 /// One side of a tile.copy: the buffer, its offsets, and which buffer dim
 /// each tile dim (the region's non-unit dims) maps to.

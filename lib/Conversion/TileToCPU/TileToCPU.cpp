@@ -477,17 +477,14 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
 
 template <typename AtomicOpT>
 struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
-  AtomicLowering(MLIRContext *ctx, arith::AtomicRMWKind floatKind,
-                 arith::AtomicRMWKind intKind)
-      : OpRewritePattern<AtomicOpT>(ctx), floatKind(floatKind),
-        intKind(intKind) {}
+  using OpRewritePattern<AtomicOpT>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AtomicOpT op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     MemRefType targetType = op.getTarget().getType();
     Type elt = targetType.getElementType();
-    arith::AtomicRMWKind kind = isa<FloatType>(elt) ? floatKind : intKind;
+    arith::AtomicRMWKind kind = getAtomicRMWKind(op, elt);
     SmallVector<Value> offsets =
         getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
     SmallVector<int64_t> allDims =
@@ -520,8 +517,6 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  arith::AtomicRMWKind floatKind, intKind;
 };
 
 //===----------------------------------------------------------------------===//
@@ -577,12 +572,8 @@ void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
            AllocLowering<AllocLocalOp>, AnnotateLayoutLowering, FillLowering,
            ClearLowering, CopyLowering, GemmLowering, GemmSpLowering,
            ReduceLowering, ParallelLowering, PipelinedLowering>(ctx);
-  patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
-                                            arith::AtomicRMWKind::addi);
-  patterns.add<AtomicLowering<AtomicMaxOp>>(ctx, arith::AtomicRMWKind::maximumf,
-                                            arith::AtomicRMWKind::maxs);
-  patterns.add<AtomicLowering<AtomicMinOp>>(ctx, arith::AtomicRMWKind::minimumf,
-                                            arith::AtomicRMWKind::mins);
+  patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
+               AtomicLowering<AtomicMinOp>>(ctx);
 }
 
 //===----------------------------------------------------------------------===//

@@ -1269,10 +1269,7 @@ struct AnnotateLayoutLowering : public OpRewritePattern<AnnotateLayoutOp> {
 
 template <typename AtomicOpT>
 struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
-  AtomicLowering(MLIRContext *ctx, arith::AtomicRMWKind floatKind,
-                 arith::AtomicRMWKind intKind)
-      : OpRewritePattern<AtomicOpT>(ctx), floatKind(floatKind),
-        intKind(intKind) {}
+  using OpRewritePattern<AtomicOpT>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(AtomicOpT op,
                                 PatternRewriter &rewriter) const override {
@@ -1283,7 +1280,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
       return failure();
     Value buffer = targetStorage ? targetStorage->memref : target;
     Type elt = target.getType().getElementType();
-    arith::AtomicRMWKind kind = isa<FloatType>(elt) ? floatKind : intKind;
+    arith::AtomicRMWKind kind = getAtomicRMWKind(op, elt);
     // Checked before anything is created: a pattern that fails must leave
     // the IR as it found it.
     auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
@@ -1342,8 +1339,6 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
     rewriter.eraseOp(op);
     return success();
   }
-
-  arith::AtomicRMWKind floatKind, intKind;
 };
 
 } // namespace
@@ -1836,12 +1831,8 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
                GemmSpLowering, ParallelLowering, PipelinedLowering,
                AnnotateLayoutLowering, ReduceLowering>(ctx);
-  patterns.add<AtomicLowering<AtomicAddOp>>(ctx, arith::AtomicRMWKind::addf,
-                                            arith::AtomicRMWKind::addi);
-  patterns.add<AtomicLowering<AtomicMaxOp>>(ctx, arith::AtomicRMWKind::maximumf,
-                                            arith::AtomicRMWKind::maxs);
-  patterns.add<AtomicLowering<AtomicMinOp>>(ctx, arith::AtomicRMWKind::minimumf,
-                                            arith::AtomicRMWKind::mins);
+  patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
+               AtomicLowering<AtomicMinOp>>(ctx);
 }
 
 LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
