@@ -155,6 +155,20 @@ Value registerHoldsElement(OpBuilder &b, Location loc,
       indexConst(b, loc, elements - reg * layout.getThreads()));
 }
 
+/// Runs `body` for every element the current thread holds in a fragment of
+/// `layout` with `registers` registers: body(builder, loc, register,
+/// element indices). Registers are constants (the loop is unrolled).
+void forEachHeldElement(
+    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
+    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body) {
+  Value tid = threadId(b, loc);
+  for (int64_t r = 0; r < registers; ++r) {
+    SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
+    buildIf(b, loc, registerHoldsElement(b, loc, layout, tid, r),
+            [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
+  }
+}
+
 int64_t numElements(ArrayRef<int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape)
@@ -244,16 +258,13 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
                       MemRefLayoutAttrInterface(), workgroup),
       base, indexConst(b, loc, offset.getInt()), ValueRange{});
   barrier(b, loc);
-  Value tid = threadId(b, loc);
-  for (int64_t r = 0; r < s->numRegisters; ++r) {
-    SmallVector<Value> idx = indicesOfRegister(b, loc, s->layout, tid, r);
-    buildIf(b, loc, registerHoldsElement(b, loc, s->layout, tid, r),
-            [&](OpBuilder &tb, Location tl) {
-              Value v = memref::LoadOp::create(
-                  tb, tl, s->memref, ValueRange{indexConst(tb, tl, r)});
-              memref::StoreOp::create(tb, tl, v, view, idx);
-            });
-  }
+  forEachHeldElement(
+      b, loc, s->layout, s->numRegisters,
+      [&](OpBuilder &tb, Location tl, int64_t r, ArrayRef<Value> idx) {
+        Value v = memref::LoadOp::create(tb, tl, s->memref,
+                                         ValueRange{indexConst(tb, tl, r)});
+        memref::StoreOp::create(tb, tl, v, view, idx);
+      });
   barrier(b, loc);
   return view;
 }
@@ -1189,23 +1200,18 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
     };
     ArrayRef<int64_t> outShape = op.getTarget().getType().getShape();
     if (dst->scope == Scope::Fragment) {
-      Value tid = threadId(rewriter, loc);
-      for (int64_t r = 0; r < dst->numRegisters; ++r) {
-        SmallVector<Value> idx =
-            indicesOfRegister(rewriter, loc, dst->layout, tid, r);
-        buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, dst->layout, tid, r),
-                [&](OpBuilder &b, Location l) {
-                  Value reg = indexConst(b, l, r);
-                  Value init = op.getClear()
-                                   ? reduceIdentity(b, l, kind, elt)
-                                   : memref::LoadOp::create(b, l, dst->memref,
-                                                            ValueRange{reg})
-                                         .getResult();
-                  memref::StoreOp::create(b, l, reduceRow(b, l, idx, init),
-                                          dst->memref, ValueRange{reg});
-                });
-      }
+      forEachHeldElement(
+          rewriter, loc, dst->layout, dst->numRegisters,
+          [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> idx) {
+            Value reg = indexConst(b, l, r);
+            Value init =
+                op.getClear()
+                    ? reduceIdentity(b, l, kind, elt)
+                    : memref::LoadOp::create(b, l, dst->memref, ValueRange{reg})
+                          .getResult();
+            memref::StoreOp::create(b, l, reduceRow(b, l, idx, init),
+                                    dst->memref, ValueRange{reg});
+          });
     } else {
       auto body = [&](OpBuilder &b, Location l, ArrayRef<Value> idx) {
         Value init =
@@ -1313,18 +1319,13 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
       return success();
     }
     if (value->scope == Scope::Fragment) {
-      Value tid = threadId(rewriter, loc);
-      for (int64_t r = 0; r < value->numRegisters; ++r) {
-        SmallVector<Value> tileIdx =
-            indicesOfRegister(rewriter, loc, value->layout, tid, r);
-        buildIf(rewriter, loc,
-                registerHoldsElement(rewriter, loc, value->layout, tid, r),
-                [&](OpBuilder &b, Location l) {
-                  Value v = memref::LoadOp::create(
-                      b, l, value->memref, ValueRange{indexConst(b, l, r)});
-                  update(b, l, v, plus(b, l, tileIdx));
-                });
-      }
+      forEachHeldElement(
+          rewriter, loc, value->layout, value->numRegisters,
+          [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> tileIdx) {
+            Value v = memref::LoadOp::create(b, l, value->memref,
+                                             ValueRange{indexConst(b, l, r)});
+            update(b, l, v, plus(b, l, tileIdx));
+          });
     } else {
       barrier(rewriter, loc);
       buildThreadStridedLoop(
