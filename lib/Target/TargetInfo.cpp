@@ -200,4 +200,13 @@ std::unique_ptr<TargetInfo> TargetInfo::get(StringRef name) {
   return nullptr;
 }
 
+std::unique_ptr<TargetInfo> TargetInfo::getOrEmitError(StringRef name,
+                                                       Operation *op) {
+  std::unique_ptr<TargetInfo> info = get(name);
+  if (!info)
+    op->emitError() << "unknown target '" << name << "'; expected one of "
+                    << knownTargets();
+  return info;
+}
+
 StringRef TargetInfo::knownTargets() { return "cpu, sm_80, sm_90a, gfx942"; }

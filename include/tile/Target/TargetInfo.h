@@ -71,6 +71,10 @@ public:
 
   /// The target named `name`, or null when unknown.
   static std::unique_ptr<TargetInfo> get(StringRef name);
+  /// The target named `name`; when unknown, reports it at `op` (listing the
+  /// known ones) and returns null. What the passes' `target` options use.
+  static std::unique_ptr<TargetInfo> getOrEmitError(StringRef name,
+                                                    Operation *op);
   /// Names accepted by get(), for diagnostics.
   static StringRef knownTargets();
 };

@@ -81,13 +81,10 @@ struct TileInferLayoutsPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
-    if (!info) {
-      getOperation().emitError()
-          << "unknown target '" << target << "'; expected one of "
-          << TargetInfo::knownTargets();
+    std::unique_ptr<TargetInfo> info =
+        TargetInfo::getOrEmitError(target, getOperation());
+    if (!info)
       return signalPassFailure();
-    }
     if (!info->isGPU())
       return;
     bool ok = true;

@@ -27,13 +27,10 @@ struct TileLowerOpsPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
-    if (!info) {
-      getOperation().emitError()
-          << "unknown target '" << target << "'; expected one of "
-          << TargetInfo::knownTargets();
+    std::unique_ptr<TargetInfo> info =
+        TargetInfo::getOrEmitError(target, getOperation());
+    if (!info)
       return signalPassFailure();
-    }
     SmallVector<KernelOp> kernels;
     getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     IRRewriter rewriter(&getContext());

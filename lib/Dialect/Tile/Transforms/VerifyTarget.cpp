@@ -162,13 +162,10 @@ struct TileVerifyTargetPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
-    if (!info) {
-      getOperation().emitError()
-          << "unknown target '" << target << "'; expected one of "
-          << TargetInfo::knownTargets();
+    std::unique_ptr<TargetInfo> info =
+        TargetInfo::getOrEmitError(target, getOperation());
+    if (!info)
       return signalPassFailure();
-    }
     bool ok = true;
     getOperation().walk(
         [&](KernelOp kernel) { ok &= succeeded(verifyKernel(kernel, *info)); });
