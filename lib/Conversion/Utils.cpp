@@ -204,4 +204,37 @@ Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x) {
   return math::AbsIOp::create(b, loc, x);
 }
 
+namespace {
+
+struct SerialPipelinedLowering : public OpRewritePattern<PipelinedOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(PipelinedOp op,
+                                PatternRewriter &rewriter) const override {
+    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
+                                   op.getUpper(), op.getStep());
+    Block &body = op.getBodyBlock();
+    rewriter.eraseOp(body.getTerminator());
+    rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),
+                               {loop.getInductionVar()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct AnnotateLayoutErasure : public OpRewritePattern<AnnotateLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AnnotateLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns) {
+  patterns.add<SerialPipelinedLowering, AnnotateLayoutErasure>(
+      patterns.getContext());
+}
+
 } // namespace mlir::tile

@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
 
@@ -40,6 +41,12 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
 
 /// x, or |x| for the abs kinds.
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);
+
+/// Patterns every target shares: tile.pipelined becomes a plain scf.for
+/// (each iteration's copies complete before its compute), and
+/// tile.annotate_layout is dropped (the layouts it names were taken by
+/// tile-infer-layouts, or do not apply to the target).
+void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns);
 
 /// The memref.atomic_rmw kind of a tile.atomic_add / _max / _min on
 /// elements of type `elt`.

@@ -66,16 +66,6 @@ struct AllocLowering : public OpRewritePattern<AllocOpT> {
   }
 };
 
-struct AnnotateLayoutLowering : public OpRewritePattern<AnnotateLayoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AnnotateLayoutOp op,
-                                PatternRewriter &rewriter) const override {
-    // The CPU keeps every buffer row-major; layouts do not apply.
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 /// Stores `value` to every element of `buffer`.
 void fillBuffer(OpBuilder &b, Location loc, Value buffer, Value value) {
   auto type = cast<MemRefType>(buffer.getType());
@@ -547,31 +537,15 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
   }
 };
 
-struct PipelinedLowering : public OpRewritePattern<PipelinedOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(PipelinedOp op,
-                                PatternRewriter &rewriter) const override {
-    // Copies are synchronous loads on the CPU: the loop runs serially.
-    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
-                                   op.getUpper(), op.getStep());
-    Block &body = op.getBodyBlock();
-    rewriter.eraseOp(body.getTerminator());
-    rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),
-                               {loop.getInductionVar()});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns
-      .add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
-           AllocLowering<AllocLocalOp>, AnnotateLayoutLowering, FillLowering,
-           ClearLowering, CopyLowering, GemmLowering, GemmSpLowering,
-           ReduceLowering, ParallelLowering, PipelinedLowering>(ctx);
+  patterns.add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
+               AllocLowering<AllocLocalOp>, FillLowering, ClearLowering,
+               CopyLowering, GemmLowering, GemmSpLowering, ReduceLowering,
+               ParallelLowering>(ctx);
+  populateSerialPipelinedAndLayoutPatterns(patterns);
   patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
                AtomicLowering<AtomicMinOp>>(ctx);
 }

@@ -1245,34 +1245,6 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
 // Loops, annotations, atomics
 //===----------------------------------------------------------------------===//
 
-struct PipelinedLowering : public OpRewritePattern<PipelinedOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(PipelinedOp op,
-                                PatternRewriter &rewriter) const override {
-    // Stages are not overlapped yet: the copies of an iteration complete
-    // (with their barriers) before its compute starts.
-    auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
-                                   op.getUpper(), op.getStep());
-    Block &body = op.getBodyBlock();
-    rewriter.eraseOp(body.getTerminator());
-    rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),
-                               {loop.getInductionVar()});
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
-struct AnnotateLayoutLowering : public OpRewritePattern<AnnotateLayoutOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(AnnotateLayoutOp op,
-                                PatternRewriter &rewriter) const override {
-    // Fragment layouts were taken by tile-infer-layouts; shared buffers are
-    // kept unswizzled by this lowering.
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 template <typename AtomicOpT>
 struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
   using OpRewritePattern<AtomicOpT>::OpRewritePattern;
@@ -1830,8 +1802,11 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               GemmSpLowering, ParallelLowering, PipelinedLowering,
-               AnnotateLayoutLowering, ReduceLowering>(ctx);
+               GemmSpLowering, ParallelLowering, ReduceLowering>(ctx);
+  // Loops that tile-lower-kernel did not pipeline with cp.async run their
+  // copies to completion (with barriers) before the compute; shared buffers
+  // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.
+  populateSerialPipelinedAndLayoutPatterns(patterns);
   patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
                AtomicLowering<AtomicMinOp>>(ctx);
 }
