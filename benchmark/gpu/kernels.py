@@ -4,7 +4,7 @@ import tilemlir.language as T
 
 
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
-         dtype="float16", accum_dtype="float", trans_A=False, trans_B=False):
+         dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None):
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
@@ -12,7 +12,7 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
 
     @T.prim_func
     def gemm_kernel(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype),
-                    C: T.Tensor((M, N), dtype)):
+                    C: T.Tensor((M, N), out_dtype or dtype)):
         with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared(A_tile, dtype)
             B_shared = T.alloc_shared(B_tile, dtype)

@@ -221,6 +221,27 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
         ok = false;
         return;
       }
+      // A TMA descriptor (tile.tma = {param, box, swizzle}): the launcher
+      // builds it from the tensor argument `param`.
+      if (auto tma = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(),
+                                                           "tile.tma")) {
+        auto param = tma.getAs<IntegerAttr>("param");
+        auto box = tma.getAs<DenseI64ArrayAttr>("box");
+        auto swizzle = tma.getAs<IntegerAttr>("swizzle");
+        if (!param || !box || !swizzle) {
+          launch.emitError() << "malformed tile.tma argument attribute " << tma;
+          ok = false;
+          return;
+        }
+        llvm::json::Array boxJson;
+        for (int64_t b : box.asArrayRef())
+          boxJson.push_back(b);
+        args.push_back(llvm::json::Object{
+            {"tma", llvm::json::Object{{"param", param.getInt()},
+                                       {"box", std::move(boxJson)},
+                                       {"swizzle", swizzle.getInt()}}}});
+        continue;
+      }
       args.push_back(static_cast<int64_t>(arg.getArgNumber()));
     }
     gpu::KernelDim3 block = launch.getBlockSizeOperandValues();

@@ -124,6 +124,21 @@ public:
       k = 2 * sparse.getA().getType().getDimSize(1);
       policy = sparse.getPolicy();
     }
+    int64_t threads = op->getParentOfType<KernelOp>().getThreads();
+    // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile.
+    if (sm >= 90 && isa<GemmOp>(op) && c.isF32())
+      if (std::optional<WarpPartition> part =
+              getWgmmaPartition(m, n, k, threads / 32, a))
+        return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads,
+                                           *part);
+    if (isNvFp8(a)) {
+      why = "has fp8 inputs, which run as wgmma on sm_90a only: the block "
+            "needs one warpgroup (128 threads) per 64 rows of the " +
+            std::to_string(m) + "x" + std::to_string(n) +
+            " tile, N a multiple of 8 up to 256, K a multiple of 32 and an "
+            "f32 accumulator";
+      return nullptr;
+    }
     if (!(a.isF16() || a.isBF16()) || !c.isF32()) {
       why = "is lowered to mma.sync m16n8k16 on " + name.str() +
             ", which takes f16 or bf16 inputs with an f32 accumulator in this "
@@ -131,7 +146,6 @@ public:
             "yet)";
       return nullptr;
     }
-    int64_t threads = op->getParentOfType<KernelOp>().getThreads();
     std::optional<WarpPartition> part =
         getWarpPartition(m, n, threads / 32, policy, 16, 8);
     if (!part || k % 16 != 0) {
@@ -146,10 +160,10 @@ public:
   }
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
-    return prepareKernelForNVVM(rewriter, kernel);
+    return prepareKernelForNVVM(rewriter, kernel, sm);
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
-    populateTileToNVVMOpPatterns(patterns);
+    populateTileToNVVMOpPatterns(patterns, sm);
   }
   LogicalResult finishLowerOps(RewriterBase &rewriter,
                                KernelOp kernel) const override {

@@ -18,6 +18,7 @@
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 
 #include "tile/Conversion/Utils.h"
+#include "NVVMCommon.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/Dialect/Affine/Utils.h"
@@ -36,31 +37,14 @@
 
 using namespace mlir;
 using namespace mlir::tile;
+using namespace mlir::tile::nvvm;
 
-namespace {
-
-constexpr StringLiteral kLoweredAttr = "tile.lowered";
-constexpr int64_t kWarpSize = 32;
-constexpr int64_t kSharedAlignment = 128;
-
-/// The storage behind a tile buffer once prepareKernelForNVVM placed it.
-struct Storage {
-  Value memref; // shared view, register array or local array
-  Scope scope;
-  FragmentLayoutAttr layout; // fragments only
-  int64_t numRegisters = 0;  // fragments only
-  int64_t swizzleChunks =
-      0; // swizzled 2-d shared buffers: 16-byte chunks per row
-};
-
-constexpr StringLiteral kSwizzleAttr = "tile.swizzle_chunks";
-
-std::optional<Storage> getStorage(Value buffer) {
+std::optional<nvvm::Storage> nvvm::getStorage(Value buffer) {
   auto castOp = buffer.getDefiningOp<UnrealizedConversionCastOp>();
   if (!castOp || !castOp->hasAttr(kLoweredAttr))
     return std::nullopt;
   auto type = cast<MemRefType>(buffer.getType());
-  Storage s{castOp.getOperand(0), *getScope(type), nullptr, 0};
+  Storage s{castOp.getOperand(0), *getScope(type)};
   if (auto layout =
           castOp->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName())) {
     s.layout = layout;
@@ -68,8 +52,12 @@ std::optional<Storage> getStorage(Value buffer) {
   }
   if (auto chunks = castOp->getAttrOfType<IntegerAttr>(kSwizzleAttr))
     s.swizzleChunks = chunks.getInt();
+  if (auto rows = castOp->getAttrOfType<IntegerAttr>(kPanelRowsAttr))
+    s.panelRows = rows.getInt();
   return s;
 }
+
+namespace {
 
 /// The physical column of element (row, col) of a swizzled 2-d shared
 /// buffer: the 16-byte chunk of the column is XORed with a function of the
@@ -94,18 +82,6 @@ Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
   return arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, physical, perChunkC), within);
 }
-
-int64_t getThreads(Operation *op) {
-  return op->getParentOfType<KernelOp>().getThreads();
-}
-
-constexpr StringLiteral kScratchAttr = "tile.scratch_offset";
-
-Value threadId(OpBuilder &b, Location loc) {
-  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-}
-
-void barrier(OpBuilder &b, Location loc) { gpu::BarrierOp::create(b, loc); }
 
 /// `expr` (dims: thread, register) at register `reg` as arith on `tid`.
 Value expandAtRegister(OpBuilder &b, Location loc, AffineExpr expr, Value tid,
@@ -670,9 +646,9 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
 
   Value tid = threadId(rewriter, loc);
   Value lane = arith::RemUIOp::create(rewriter, loc, tid,
-                                      indexConst(rewriter, loc, kWarpSize));
+                                      indexConst(rewriter, loc, nvvm::kWarpSize));
   Value warp = arith::DivUIOp::create(rewriter, loc, tid,
-                                      indexConst(rewriter, loc, kWarpSize));
+                                      indexConst(rewriter, loc, nvvm::kWarpSize));
   Value wn = indexConst(rewriter, loc, part->warpsN);
   Value warpRow = arith::MulIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
@@ -828,7 +804,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
 }
 
 struct GemmLowering : public OpRewritePattern<GemmOp> {
-  using OpRewritePattern::OpRewritePattern;
+  GemmLowering(MLIRContext *ctx, int sm) : OpRewritePattern(ctx), sm(sm) {}
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -851,12 +827,32 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         (a->scope == Scope::Fragment && !hasScratch(op.getA())) ||
         (b->scope == Scope::Fragment && !hasScratch(op.getB())))
       return rewriter.notifyMatchFailure(op, "operand storage");
-    if (!(aElt.isF16() || aElt.isBF16()) || aElt != bElt || !cElt.isF32())
+    if (!(aElt.isF16() || aElt.isBF16() ||
+          isa<Float8E4M3FNType, Float8E5M2Type>(aElt)) ||
+        aElt != bElt || !cElt.isF32())
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
-    std::optional<WarpPartition> part =
-        getWarpPartition(m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+    // Operands that a TMA pipeline stored as swizzled panels: wgmma.
+    if (a->panelRows && b->panelRows) {
+      emitWgmmaGemm(rewriter, op, *a, *b, *c);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElt))
+      return op.emitOpError()
+             << "has fp8 inputs, which run only as wgmma on operands that a "
+                "pipelined loop loads with TMA (T.Pipelined copies of whole "
+                "shared tiles, A not transposed and B transposed)";
+    // sm_90a keeps the wgmma partition (tile-infer-layouts chose it) for
+    // the gemms that run as mma.sync.
+    std::optional<WarpPartition> part;
+    if (sm >= 90)
+      part = getWgmmaPartition(m, n, k, threads / nvvm::kWarpSize, aElt);
+    if (!part || c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n,
+                                                          threads, *part))
+      part =
+          getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(), 16, 8);
     if (!part || k % 16 != 0)
       return rewriter.notifyMatchFailure(op, "shape");
     if (c->layout !=
@@ -879,6 +875,9 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  int sm;
 };
 
 /// tile.gemm_sp: the block expands the 2:4 compressed A (values M x K/2,
@@ -909,7 +908,7 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     int64_t n = op.getC().getType().getDimSize(1);
     int64_t threads = getThreads(op);
     std::optional<WarpPartition> part =
-        getWarpPartition(m, n, threads / kWarpSize, op.getPolicy(), 16, 8);
+        getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(), 16, 8);
     if (!part || k % 16 != 0 ||
         c->layout !=
             getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
@@ -1320,21 +1319,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
 // Software pipeline: cp.async into multi-buffered shared memory
 //===----------------------------------------------------------------------===//
 
-namespace {
-
-/// A copy of a pipelined loop that loads the next iterations' tiles ahead:
-/// global to a whole shared buffer, in 16-byte chunks.
-struct Producer {
-  CopyOp copy;
-  Value view;                // the shared buffer's storage
-  Value stages;              // num_stages copies of it: memref<S x shape>
-  int64_t vec;               // elements per 16-byte chunk
-  int64_t swizzleChunks = 0; // see swizzledColumn; 0: not swizzled
-};
-
-/// `v` as computed in the iteration whose induction variable is `iv`
-/// (clones the pure ops of the loop body it depends on).
-Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
+Value nvvm::valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
                        Value iv, IRMapping &mapping) {
   if (v == loop.getInductionVar())
     return iv;
@@ -1349,9 +1334,7 @@ Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
       ->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-/// True when `v` depends, inside `loop`, only on pure ops and the
-/// induction variable.
-bool computableAhead(Value v, PipelinedOp loop) {
+bool nvvm::computableAhead(Value v, PipelinedOp loop) {
   if (v == loop.getInductionVar())
     return true;
   Operation *def = v.getDefiningOp();
@@ -1363,6 +1346,18 @@ bool computableAhead(Value v, PipelinedOp loop) {
          llvm::all_of(def->getOperands(),
                       [&](Value o) { return computableAhead(o, loop); });
 }
+
+namespace {
+
+/// A copy of a pipelined loop that loads the next iterations' tiles ahead:
+/// global to a whole shared buffer, in 16-byte chunks.
+struct Producer {
+  CopyOp copy;
+  Value view;                // the shared buffer's storage
+  Value stages;              // num_stages copies of it: memref<S x shape>
+  int64_t vec;               // elements per 16-byte chunk
+  int64_t swizzleChunks = 0; // see swizzledColumn; 0: not swizzled
+};
 
 /// The producer of `copy`, if it can be issued ahead with cp.async.
 std::optional<Producer> asProducer(CopyOp copy, PipelinedOp loop) {
@@ -1681,7 +1676,7 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
 //===----------------------------------------------------------------------===//
 
 LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
-                                               KernelOp kernel) {
+                                               KernelOp kernel, int sm) {
   MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
@@ -1698,6 +1693,13 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   };
 
   int64_t sharedBytes = 0;
+  struct SharedView {
+    UnrealizedConversionCastOp cast;
+    memref::ViewOp view;
+    arith::ConstantIndexOp offset;
+    int64_t bytes;
+  };
+  SmallVector<SharedView> sharedViews;
   SmallVector<Operation *> allocs;
   kernel.walk([&](Operation *op) {
     if (isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp>(op))
@@ -1707,22 +1709,28 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     auto type = cast<MemRefType>(op->getResult(0).getType());
     rewriter.setInsertionPointToStart(&block);
     if (isa<AllocSharedOp>(op)) {
-      sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+      // Placed at the end, once the pipelines have taken over the buffers
+      // they replace by stage buffers.
       auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
                                    MemRefLayoutAttrInterface(), workgroup);
       Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
       auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
                                       MemRefLayoutAttrInterface(), workgroup);
-      Value view = memref::ViewOp::create(
-          rewriter, loc, viewType, base, indexConst(rewriter, loc, sharedBytes),
-          ValueRange{});
+      auto offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      auto view = memref::ViewOp::create(rewriter, loc, viewType, base, offset,
+                                         ValueRange{});
       rewriter.setInsertionPoint(op);
-      lowered(op, view, nullptr);
+      Operation *alloc = op;
+      auto castOp = UnrealizedConversionCastOp::create(
+          rewriter, alloc->getLoc(), alloc->getResultTypes(), view.getResult());
+      castOp->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+      rewriter.replaceOp(alloc, castOp.getResults());
       // index elements are stored as 64-bit integers.
       int64_t bits = type.getElementType().isIndex()
                          ? 64
                          : type.getElementType().getIntOrFloatBitWidth();
-      sharedBytes += (type.getNumElements() * bits + 7) / 8;
+      sharedViews.push_back({castOp, view, offset,
+                             (type.getNumElements() * bits + 7) / 8});
     } else if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
       auto layout =
           frag->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName());
@@ -1755,7 +1763,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
   for (PipelinedOp loop : loops)
-    pipelineWithCpAsync(rewriter, loop, sharedBytes);
+    if (sm < 90 || !pipelineWithTma(rewriter, loop, sharedBytes))
+      pipelineWithCpAsync(rewriter, loop, sharedBytes);
 
   // Shared scratch copies of the fragments some use reads across threads:
   // reductions, gemm operands, loops that read another shape.
@@ -1794,15 +1803,35 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                                rewriter.getI64IntegerAttr(sharedBytes));
     sharedBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
+  // The shared buffers still in use (a pipelined buffer lives on in its
+  // stage buffers only).
+  for (SharedView &v : sharedViews) {
+    if (v.cast->use_empty()) {
+      Value base = v.view.getSource();
+      rewriter.eraseOp(v.cast);
+      rewriter.eraseOp(v.view);
+      rewriter.eraseOp(v.offset);
+      if (base.use_empty())
+        rewriter.eraseOp(base.getDefiningOp());
+      continue;
+    }
+    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+    rewriter.modifyOpInPlace(v.offset, [&] {
+      v.offset.setValueAttr(rewriter.getIndexAttr(sharedBytes));
+    });
+    sharedBytes += v.bytes;
+  }
   kernel->setAttr(getSharedBytesAttrName(),
                   rewriter.getI64IntegerAttr(sharedBytes));
   return success();
 }
 
-void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
+void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns,
+                                              int sm) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<FillLowering, ClearLowering, CopyLowering, GemmLowering,
-               GemmSpLowering, ParallelLowering, ReduceLowering>(ctx);
+  patterns.add<FillLowering, ClearLowering, CopyLowering, GemmSpLowering,
+               ParallelLowering, ReduceLowering>(ctx);
+  patterns.add<GemmLowering>(ctx, sm);
   // Loops that tile-lower-kernel did not pipeline with cp.async run their
   // copies to completion (with barriers) before the compute; shared buffers
   // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.

@@ -219,9 +219,16 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
 def _kernel_args(params, host_args):
     """The kernel's parameters (the memref descriptor convention: allocated
     and aligned pointers, offset, sizes, strides) from the host arguments it
-    takes."""
+    takes; {"tma": {param, box, swizzle}} entries are TMA descriptors of a
+    tensor parameter."""
     out = []
     for i in host_args:
+        if isinstance(i, dict):
+            # A TMA descriptor of a tensor parameter, passed by value.
+            t = i["tma"]
+            out.append({"kind": "tma", "param": t["param"], "box": t["box"],
+                        "swizzle": t["swizzle"]})
+            continue
         p = params[i]
         if p["kind"] == "scalar":
             out.append({"kind": "scalar", "param": i, "dtype": p["dtype"]})

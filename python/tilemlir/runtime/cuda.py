@@ -700,6 +700,30 @@ def _check_tensor_map(d, ptr, shape, strides, box, estr, swizzle, l2, oob, name)
             raise ValueError(f"{where}: element stride {e} of dimension {i} is not in [1, 8]")
 
 
+def _tma_source(v, item, name):
+    """(address, byte strides, copy) that a TMA descriptor of tensor `v`
+    reads: the tensor itself when its base and row strides are multiples of
+    16 bytes (what TMA requires), else a copy with each row padded to 16
+    bytes (made with torch on its current stream, kept until the launch is
+    enqueued). The descriptor keeps the tensor's own shape, so the padding
+    is never read."""
+    strides = [s * item for s in v.strides]
+    if v.ptr % 16 == 0 and all(s % 16 == 0 for s in strides[:-1]):
+        return v.ptr, strides, None
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(v.obj, torch.Tensor):
+        raise ValueError(f"argument '{name}' is read with TMA, which needs a 16-byte aligned "
+                         f"base and rows that are multiples of 16 bytes (shape {v.shape}, "
+                         f"{item}-byte elements); pass a torch tensor (the runtime then pads "
+                         "a copy) or pad the innermost dimension")
+    per = 16 // item
+    inner = v.shape[-1]
+    padded = torch.empty(tuple(v.shape[:-1]) + (-(-inner // per) * per,),
+                         dtype=v.obj.dtype, device=v.obj.device)
+    padded[..., :inner].copy_(v.obj)
+    return padded.data_ptr(), [s * item for s in padded.stride()], padded
+
+
 # --- Tensors ------------------------------------------------------------------------------
 
 class _Tensor:
@@ -967,9 +991,11 @@ class CudaKernel:
             grid.append(v)
         return tuple(grid + [1] * (3 - len(grid)))
 
-    def pack_args(self, values, driver=None):
+    def pack_args(self, values, driver=None, keep=None):
         """The kernel's parameters as ctypes objects, in order (values as
-        returned by _collect: tensors wrapped, scalars as they are)."""
+        returned by _collect: tensors wrapped, scalars as they are). Padded
+        copies that TMA arguments need (see _tma_source) are appended to
+        `keep`, which must live until the launch is enqueued."""
         out = []
         for i, a in enumerate(self._args):
             if a["kind"] == "const":
@@ -990,11 +1016,18 @@ class CudaKernel:
                 out.append(pack_scalar(a["dtype"], v, p["name"]))
             else:   # tma
                 item = a["elem"].itemsize
-                out.append(encode_tensor_map(
-                    v.ptr, a["elem"].name, v.shape, [s * item for s in v.strides], a["box"],
+                ptr, strides, copy = _tma_source(v, item, p["name"])
+                tmap = encode_tensor_map(
+                    ptr, a["elem"].name, v.shape, strides, a["box"],
                     element_strides=a["element_strides"], swizzle=a["swizzle"],
                     l2_promotion=a["l2_promotion"], oob_fill=a["oob_fill"],
-                    driver=driver if driver is not None else self.driver, name=p["name"]))
+                    driver=driver if driver is not None else self.driver, name=p["name"])
+                if copy is not None:
+                    if keep is None:
+                        raise ValueError(f"argument '{p['name']}' needs a padded copy for TMA; "
+                                         "pass pack_args a `keep` list to hold it")
+                    keep.append(copy)
+                out.append(tmap)
         return out
 
     # Launching.
@@ -1086,9 +1119,13 @@ class CudaKernel:
             ctx = drv.primary_context(device)
             drv.ctx_set_current(ctx)
             restore = previous or None
+        # Padded copies for TMA (made on torch's current stream): dropped
+        # once the launch is enqueued, torch reuses their memory only after
+        # the kernel, in stream order.
+        keep = []
         try:
             fn = self._function(drv, ctx)
-            objs = self.pack_args(values, drv)
+            objs = self.pack_args(values, drv, keep)
             params = (ctypes.c_void_p * max(len(objs), 1))(
                 *[ctypes.addressof(o) for o in objs])
             handle = self._stream(stream, device)
@@ -1101,5 +1138,6 @@ class CudaKernel:
                 drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
             del objs
         finally:
+            keep.clear()
             if restore is not None:
                 drv.ctx_set_current(restore)

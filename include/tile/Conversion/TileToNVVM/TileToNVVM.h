@@ -2,7 +2,8 @@
 //
 // A block is a CUDA thread block of `threads` threads. Shared buffers live
 // in dynamic shared memory, fragments in the registers of the threads that
-// their layout (tile-infer-layouts) gives them to, gemm runs on mma.sync.
+// their layout (tile-infer-layouts) gives them to, gemm runs on mma.sync
+// (sm_80) or on wgmma fed by TMA (sm_90a, `sm` >= 90).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,11 +19,14 @@ namespace mlir::tile {
 /// Places the kernel's buffers: shared buffers become views of dynamic
 /// shared memory (the kernel gets a `tile.shared_bytes` attribute),
 /// fragments become per-thread register arrays under their layout, local
-/// buffers per-thread arrays. Run before the op patterns.
-LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
+/// buffers per-thread arrays; pipelined loops get their stage buffers (TMA
+/// and mbarriers on sm >= 90 where wgmma reads them, cp.async otherwise).
+/// Run before the op patterns.
+LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
+                                   int sm);
 
 /// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs.
-void populateTileToNVVMOpPatterns(RewritePatternSet &patterns);
+void populateTileToNVVMOpPatterns(RewritePatternSet &patterns, int sm);
 
 /// Checks that nothing still needs the tile view of a buffer and drops it.
 LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);

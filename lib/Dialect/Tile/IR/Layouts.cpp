@@ -4,6 +4,7 @@
 
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 #include <cstdlib>
 
@@ -45,6 +46,22 @@ std::optional<WarpPartition> mlir::tile::getWarpPartition(int64_t m, int64_t n,
     }
   }
   return best;
+}
+
+int64_t mlir::tile::getWgmmaK(Type elt) {
+  return 256 / elt.getIntOrFloatBitWidth();
+}
+
+std::optional<WarpPartition>
+mlir::tile::getWgmmaPartition(int64_t m, int64_t n, int64_t k, int64_t warps,
+                              Type aElt) {
+  if (!(aElt.isF16() || aElt.isBF16() ||
+        isa<Float8E4M3FNType, Float8E5M2Type>(aElt)))
+    return std::nullopt;
+  if (m <= 0 || m % 64 != 0 || warps != m / 16 || n <= 0 || n % 8 != 0 ||
+      n > 256 || k <= 0 || k % getWgmmaK(aElt) != 0)
+    return std::nullopt;
+  return WarpPartition{m / 16, 1};
 }
 
 FragmentLayoutAttr

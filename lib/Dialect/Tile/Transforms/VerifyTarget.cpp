@@ -110,7 +110,7 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
       }
     } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
       // On GPUs each global -> shared copy of a pipelined loop gets
-      // num_stages more copies of its buffer.
+      // num_stages copies of its buffer (in place of the buffer).
       if (target.isGPU() && loop.getNumStages() > 1)
         for (Operation &inner : loop.getBodyBlock())
           if (auto copy = dyn_cast<CopyOp>(inner))
@@ -118,7 +118,8 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
                 getScope(copy.getTarget().getType()) == Scope::Shared) {
               int64_t bytes = getBufferBytes(copy.getTarget().getType());
               int64_t stages = loop.getNumStages();
-              add(sharedBytes, bytes > kMax / stages ? kMax : bytes * stages);
+              add(sharedBytes,
+                  bytes > kMax / stages ? kMax : bytes * (stages - 1));
             }
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (!target.supportsCopyInst(copy.getInst())) {

@@ -18,6 +18,21 @@ std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
                                               GemmWarpPolicy policy,
                                               int64_t atomM, int64_t atomN);
 
+/// The partition of an M x N x K gemm that sm_90a runs as wgmma: one
+/// warpgroup (4 warps) per 64 rows, each issuing m64nNk(256 / bits of A)
+/// instructions; warp w holds rows 16w .. 16w + 15, which makes the wgmma
+/// accumulator the mma.sync accumulator layout of {M / 16, 1} warps.
+/// std::nullopt unless the block has exactly M / 16 warps, N is a multiple
+/// of 8 up to 256, K a multiple of the instruction's K and A is f16, bf16
+/// or fp8.
+std::optional<WarpPartition> getWgmmaPartition(int64_t m, int64_t n,
+                                               int64_t k, int64_t warps,
+                                               Type aElt);
+
+/// The K extent of one wgmma instruction for inputs of `elt` (16 for 16-bit
+/// types, 32 for fp8).
+int64_t getWgmmaK(Type elt);
+
 /// The accumulator layout of mma.sync m16n8 atoms (4 f32 per thread per
 /// atom) tiled over `partition`'s warp tiles, with its inverse.
 FragmentLayoutAttr getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m,

@@ -85,4 +85,24 @@ def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileMarkTmaParams : Pass<"tile-mark-tma-params", "::mlir::ModuleOp"> {
+  let summary = "Pass TMA descriptors to NVVM kernels by value, as grid "
+                "constants";
+  let description = [{
+    Runs on kernels already lowered to the LLVM dialect (`llvm.func` with
+    `nvvm.kernel`, after `convert-gpu-to-nvvm`). A kernel parameter of type
+    `!llvm.ptr` that TMA ops use as their tensor map
+    (`nvvm.cp.async.bulk.tensor.*`, `nvvm.prefetch` of a tensormap) is the
+    address of a 128-byte `CUtensorMap` that the launcher passes by value:
+    the pass marks it `llvm.byval = !llvm.array<128 x i8>`,
+    `llvm.align = 64` and `nvvm.grid_constant`, so that the kernel reads it
+    in the parameter space instead of copying it to local memory (where TMA
+    cannot use it). A parameter used both as a tensor map and as ordinary
+    memory is reported.
+  }];
+  let dependentDialects = [
+    "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,261 @@
+"""GEMM on the GPU against cuBLAS (and Triton's tutorial kernel), one table.
+
+On the build machine, compile the shape set into bundles:
+
+    .venv/bin/python benchmark/gemm.py build --out .bundles/gemm [--arch sm_90a]
+
+On the GPU machine (torch, triton and the pure-Python runtime; no compiler):
+
+    python3 benchmark/gemm.py run .bundles/gemm [--triton] [--only SUBSTRING]
+
+Every kernel is checked against a float32 torch reference on random inputs
+before it is timed; the table gives TFLOP/s (median of
+triton.testing.do_bench) for ours, cuBLAS (torch.matmul, or torch._scaled_mm
+for fp8) and, with --triton, the Triton tutorial kernel, and our ratio to
+cuBLAS. Shapes: issue 6's set (M=N=K in 2048..16384, and M in {128, 1024,
+4096, 16384} x (N, K) in {(4096, 4096), (11008, 4096), (4096, 11008),
+(28672, 8192)}) in fp16 and bf16, fp8 e4m3 at 4096^3 and 8192^3, and
+correctness-only shapes that are not multiples of the tiles.
+"""
+
+import argparse
+import json
+import pathlib
+import shutil
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+SQUARE = [2048, 4096, 8192, 16384]
+ROWS = [128, 1024, 4096, 16384]
+NK = [(4096, 4096), (11008, 4096), (4096, 11008), (28672, 8192)]
+
+# Correctness-only: edges in every dimension and every operand layout.
+ODD = [
+    # M, N, K, trans_A, trans_B, dtype
+    (4095, 4097, 1000, False, False, "float16"),
+    (200, 328, 136, False, False, "float16"),
+    (1000, 520, 264, False, True, "float16"),
+    (1000, 520, 264, True, False, "bfloat16"),
+    (1000, 520, 264, True, True, "float16"),
+    (777, 1000, 392, False, True, "float8_e4m3"),
+]
+
+NUM_SMS = 132
+
+
+def hopper_config(M, N, K, dtype):
+    """block_M, block_N, block_K, threads, num_stages for sm_90a: the
+    largest wgmma tile that still gives every SM a block."""
+    if dtype == "float8_e4m3":
+        configs = [(128, 256, 128, 256, 4), (128, 128, 128, 256, 5), (64, 128, 128, 128, 6)]
+    else:
+        configs = [(128, 256, 64, 256, 4), (128, 128, 64, 256, 5), (64, 128, 64, 128, 6),
+                   (64, 64, 64, 128, 8)]
+    for bm, bn, bk, threads, stages in configs:
+        if -(-M // bm) * -(-N // bn) >= NUM_SMS:
+            return bm, bn, bk, threads, stages
+    return configs[-1]
+
+
+def shape_set():
+    out = []
+    for dtype in ("float16", "bfloat16"):
+        for s in SQUARE:
+            out.append((s, s, s, False, False, dtype, True))
+        for m in ROWS:
+            for n, k in NK:
+                out.append((m, n, k, False, False, dtype, True))
+    for s in (4096, 8192):
+        out.append((s, s, s, False, True, "float8_e4m3", True))
+    out += [(m, n, k, ta, tb, dt, False) for m, n, k, ta, tb, dt in ODD]
+    return list(dict.fromkeys(out))   # 4096^3 is in both sets
+
+
+def build(args):
+    sys.path.insert(0, str(HERE / "gpu"))
+    import kernels
+    import tilemlir
+    out = pathlib.Path(args.out)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    index = []
+    for m, n, k, ta, tb, dtype, timed in shape_set():
+        bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)
+        name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}"
+        if args.only and args.only not in name:
+            continue
+        out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
+        start = time.perf_counter()
+        prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk, threads=threads,
+                            num_stages=stages, dtype=dtype, trans_A=ta, trans_B=tb,
+                            out_dtype=out_dtype)
+        kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={args.arch}")
+        seconds = time.perf_counter() - start
+        shutil.copytree(kernel.bundle_dir, out / name)
+        index.append({"name": name, "M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
+                      "dtype": dtype, "out_dtype": out_dtype, "timed": timed,
+                      "config": [bm, bn, bk, threads, stages], "arch": args.arch,
+                      "compile_s": round(seconds, 3)})
+        print(f"{name:34s} {bm}x{bn}x{bk} t{threads} s{stages}: compiled in {seconds:.2f} s",
+              flush=True)
+    (out / "index.json").write_text(json.dumps(index, indent=1))
+
+
+# --- On the GPU -----------------------------------------------------------------------------
+
+def _triton_matmul():
+    """The matrix multiplication of Triton's tutorial (03-matrix-multiplication):
+    grouped block order, autotuned over its CUDA configurations."""
+    import torch
+    import triton
+    import triton.language as tl
+
+    configs = [triton.Config({"BM": bm, "BN": bn, "BK": bk, "GM": 8}, num_stages=s, num_warps=w)
+               for bm, bn, bk, s, w in [(128, 256, 64, 3, 8), (64, 256, 32, 4, 4),
+                                        (128, 128, 32, 4, 4), (128, 64, 32, 4, 4),
+                                        (64, 128, 32, 4, 4), (128, 256, 128, 3, 8)]]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def kernel(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn,
+               BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GM: tl.constexpr):
+        pid = tl.program_id(0)
+        num_m = tl.cdiv(M, BM)
+        num_n = tl.cdiv(N, BN)
+        per_group = GM * num_n
+        group = pid // per_group
+        first_m = group * GM
+        size_m = min(num_m - first_m, GM)
+        pid_m = first_m + ((pid % per_group) % size_m)
+        pid_n = (pid % per_group) // size_m
+        rm = (pid_m * BM + tl.arange(0, BM)) % M
+        rn = (pid_n * BN + tl.arange(0, BN)) % N
+        rk = tl.arange(0, BK)
+        pa = a + rm[:, None] * sam + rk[None, :] * sak
+        pb = b + rk[:, None] * sbk + rn[None, :] * sbn
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for k in range(0, tl.cdiv(K, BK)):
+            x = tl.load(pa, mask=rk[None, :] < K - k * BK, other=0.0)
+            y = tl.load(pb, mask=rk[:, None] < K - k * BK, other=0.0)
+            acc = tl.dot(x, y, acc)
+            pa += BK * sak
+            pb += BK * sbk
+        cm = pid_m * BM + tl.arange(0, BM)
+        cn = pid_n * BN + tl.arange(0, BN)
+        pc = c + cm[:, None] * scm + cn[None, :] * scn
+        tl.store(pc, acc.to(c.dtype.element_ty), mask=(cm[:, None] < M) & (cn[None, :] < N))
+
+    def matmul(a, b, c):
+        M, K = a.shape
+        N = b.shape[1]
+        grid = lambda meta: (triton.cdiv(M, meta["BM"]) * triton.cdiv(N, meta["BN"]),)  # noqa
+        kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                     c.stride(0), c.stride(1))
+        return c
+
+    del torch
+    return matmul
+
+
+def run(args):
+    import torch
+    import triton.testing
+    sys.path.insert(0, str(HERE.parent / "python"))
+    from tilemlir.runtime import load_bundle
+
+    def bench(fn):
+        return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
+
+    root = pathlib.Path(args.bundles)
+    index = json.loads((root / "index.json").read_text())
+    triton_mm = _triton_matmul() if args.triton else None
+    torch.manual_seed(0)
+    print(f"GPU: {torch.cuda.get_device_name()}; TFLOP/s, median of do_bench")
+    head = f"{'shape':22s} {'dtype':11s} {'layout':6s} {'ok':3s} {'rel.err':>8s} {'ours':>7s} " \
+           f"{'cuBLAS':>7s} {'ratio':>6s}" + (f" {'Triton':>7s}" if triton_mm else "") + \
+           "  config"
+    print(head)
+    ratios = []
+    failed = 0
+    for e in index:
+        if args.only and args.only not in e["name"]:
+            continue
+        m, n, k = e["M"], e["N"], e["K"]
+        kernel = load_bundle(root / e["name"])
+        fp8 = e["dtype"] == "float8_e4m3"
+        dt = torch.float8_e4m3fn if fp8 else getattr(torch, e["dtype"])
+        out_dt = getattr(torch, e["out_dtype"])
+        a_shape = (k, m) if e["trans_A"] else (m, k)
+        b_shape = (n, k) if e["trans_B"] else (k, n)
+        a = torch.randn(a_shape, device="cuda").to(dt)
+        b = torch.randn(b_shape, device="cuda").to(dt)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
+        kernel(a, b, c)
+        torch.cuda.synchronize()
+        op_a = a.t() if e["trans_A"] else a
+        op_b = b.t() if e["trans_B"] else b
+        ref = op_a.float() @ op_b.float()
+        err = ((c.float() - ref).norm() / ref.norm()).item()
+        ok = err < 1e-2 and not torch.isnan(c).any().item()
+        failed += not ok
+        layout = ("t" if e["trans_A"] else "n") + ("t" if e["trans_B"] else "n")
+        line = f"{f'{m}x{n}x{k}':22s} {e['dtype']:11s} {layout:6s} {'yes' if ok else 'NO':3s} " \
+               f"{err:8.1e}"
+        if not e["timed"] or not ok or args.check_only:
+            print(line, flush=True)
+            continue
+        flops = 2 * m * n * k
+        ours = flops / bench(lambda: kernel(a, b, c)) / 1e9
+        if fp8:
+            one = torch.tensor(1.0, device="cuda")
+            theirs_fn = lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,  # noqa
+                                                 out_dtype=out_dt)
+        else:
+            theirs_fn = lambda: torch.matmul(op_a, op_b)  # noqa
+        theirs = flops / bench(theirs_fn) / 1e9
+        ratio = ours / theirs
+        ratios.append((e, ratio))
+        line += f" {ours:7.0f} {theirs:7.0f} {ratio:6.2f}"
+        if triton_mm and not fp8 and not e["trans_A"] and not e["trans_B"]:
+            t = torch.empty_like(c)
+            triton_mm(a, b, t)
+            line += f" {flops / bench(lambda: triton_mm(a, b, t)) / 1e9:7.0f}"
+        elif triton_mm:
+            line += f" {'-':>7s}"
+        line += "  " + "x".join(map(str, e["config"][:3])) + f" t{e['config'][3]} s{e['config'][4]}"
+        print(line, flush=True)
+    for label, dts in (("fp16/bf16", ("float16", "bfloat16")), ("fp8", ("float8_e4m3",))):
+        rs = [r for e, r in ratios if e["dtype"] in dts]
+        if rs:
+            geo = 1.0
+            for r in rs:
+                geo *= r
+            geo **= 1 / len(rs)
+            print(f"{label}: geometric mean ratio {geo:.3f} over {len(rs)} shapes, "
+                  f"min {min(rs):.3f}")
+    if failed:
+        print(f"{failed} kernel(s) FAILED the correctness check")
+        sys.exit(1)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build", help="compile the bundles (build machine)")
+    b.add_argument("--out", default=".bundles/gemm")
+    b.add_argument("--arch", default="sm_90a")
+    b.add_argument("--only", help="only shapes whose name contains this")
+    r = sub.add_parser("run", help="check and time the bundles (GPU machine)")
+    r.add_argument("bundles")
+    r.add_argument("--triton", action="store_true", help="also time Triton's tutorial kernel")
+    r.add_argument("--only", help="only shapes whose name contains this")
+    r.add_argument("--check-only", action="store_true", help="check, do not time")
+    args = parser.parse_args()
+    build(args) if args.cmd == "build" else run(args)
+
+
+if __name__ == "__main__":
+    main()

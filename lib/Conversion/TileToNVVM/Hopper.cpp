@@ -1,0 +1,545 @@
+//===- Hopper.cpp - TMA pipelines and wgmma for sm_90a --------------------===//
+//
+// A pipelined loop whose global -> shared copies feed gemms becomes, on
+// sm_90a:
+//
+//   stage buffers   num_stages copies of each copied buffer, stored as
+//                   128-byte-swizzled panels (the layout TMA's 128-byte
+//                   swizzle writes and wgmma's shared-memory descriptors
+//                   read), 1024-byte aligned;
+//   full barriers   one mbarrier per stage; thread 0 arms it with the
+//                   stage's byte count and issues the TMA loads, which
+//                   complete it; every thread waits on its parity;
+//   the loop        iteration i waits for stage i mod S, runs its body (the
+//                   gemm issues wgmmas and leaves them in flight:
+//                   wgmma.wait_group 1), then the block synchronizes and
+//                   thread 0 loads iteration i + S - 1 into the stage that
+//                   iteration i - 1 read (its wgmmas have completed).
+//
+// TMA descriptors are kernel parameters (a CUtensorMap passed by value, a
+// grid constant): the function gets one `!llvm.ptr` argument per distinct
+// (tensor, box), tagged `tile.tma = {param, box, swizzle}`, and the launcher
+// builds the descriptor from the tensor it is called with. TMA fills the
+// parts of a box outside the tensor with zeros, so edge tiles need nothing.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NVVMCommon.h"
+
+#include "tile/Conversion/Utils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+using namespace mlir::tile::nvvm;
+
+namespace {
+
+constexpr int64_t kPanelBytes = 128;
+
+/// A copy of a pipelined loop that TMA performs: a whole R x C shared
+/// buffer from a 2-d global tensor that is a function argument.
+struct TmaLoad {
+  CopyOp copy;
+  BlockArgument source;
+  int64_t rows = 0, cols = 0, eltBytes = 0;
+  int64_t offset = 0; // of the buffer within a stage
+  Value descriptor;   // the function argument carrying its CUtensorMap
+  /// The copy's source offsets (the copy itself is erased once its
+  /// buffer reads the stages).
+  SmallVector<OpFoldResult> sourceOffsets;
+
+  int64_t panels() const { return cols * eltBytes / kPanelBytes; }
+  int64_t panelElements() const { return kPanelBytes / eltBytes; }
+  int64_t bytes() const { return rows * cols * eltBytes; }
+};
+
+Value i32Const(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
+}
+
+Value toI32(OpBuilder &b, Location loc, Value index) {
+  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
+}
+
+/// The shared-memory pointer at shared address `address` (an index).
+Value sharedPtr(OpBuilder &b, Location loc, Value address) {
+  Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i64);
+}
+
+Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
+  if (y == 0)
+    return x;
+  return arith::AddIOp::create(b, loc, x, indexConst(b, loc, y));
+}
+
+/// The TMA load of `copy`, if TMA can perform it ahead of the loop.
+std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
+                                 func::FuncOp func) {
+  std::optional<Storage> dst = getStorage(copy.getTarget());
+  auto source = dyn_cast<BlockArgument>(copy.getSource());
+  if (!dst || dst->scope != Scope::Shared || copy.getPad() || !source ||
+      source.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  MemRefType srcType = copy.getSource().getType();
+  MemRefType dstType = copy.getTarget().getType();
+  Type elt = srcType.getElementType();
+  if (srcType.getRank() != 2 || dstType.getRank() != 2 ||
+      !srcType.getLayout().isIdentity() || elt != dstType.getElementType() ||
+      !elt.isIntOrFloat())
+    return std::nullopt;
+  int64_t bits = elt.getIntOrFloatBitWidth();
+  if (bits != 8 && bits != 16)
+    return std::nullopt;
+  TmaLoad load{copy, source, dstType.getDimSize(0), dstType.getDimSize(1),
+               bits / 8};
+  load.sourceOffsets = copy.getMixedSourceOffsets();
+  if (ArrayRef<int64_t>(copy.getSourceSizes()) != dstType.getShape() ||
+      ArrayRef<int64_t>(copy.getTargetSizes()) != dstType.getShape() ||
+      llvm::any_of(copy.getStaticTargetOffsets(),
+                   [](int64_t o) { return o != 0; }) ||
+      load.rows < 1 || load.rows > 256 ||
+      (load.cols * load.eltBytes) % kPanelBytes != 0)
+    return std::nullopt;
+  for (Value offset : copy.getSourceOffsets())
+    if (!computableAhead(offset, loop))
+      return std::nullopt;
+  return load;
+}
+
+/// True when `gemm` can run as wgmma on TMA-loaded panel buffers.
+bool runsAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers) {
+  if (!tmaBuffers.contains(gemm.getA()) || !tmaBuffers.contains(gemm.getB()))
+    return false;
+  Type aElt = gemm.getA().getType().getElementType();
+  Type bElt = gemm.getB().getType().getElementType();
+  Type cElt = gemm.getC().getType().getElementType();
+  if (aElt != bElt || !cElt.isF32())
+    return false;
+  int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
+  int64_t threads = getThreads(gemm);
+  std::optional<WarpPartition> part =
+      getWgmmaPartition(m, n, k, threads / kWarpSize, aElt);
+  std::optional<Storage> c = getStorage(gemm.getC());
+  if (!part || !c || c->scope != Scope::Fragment ||
+      c->layout != getMmaSyncAccumulatorLayout(gemm.getContext(), m, n,
+                                               threads, *part))
+    return false;
+  int64_t bits = aElt.getIntOrFloatBitWidth();
+  // fp8 wgmma reads both operands K-major only.
+  if (bits == 8 && (gemm.getTransposeA() || !gemm.getTransposeB()))
+    return false;
+  int64_t panel = kPanelBytes * 8 / bits;
+  // An MN-major operand spans whole panels along M (64 rows per
+  // warpgroup) or N.
+  if (gemm.getTransposeA() && 64 % panel != 0)
+    return false;
+  if (!gemm.getTransposeB() && n % panel != 0)
+    return false;
+  return true;
+}
+
+/// The descriptor argument of `func` for TMA loads of `load`'s box from its
+/// source, added on first use.
+Value getDescriptorArgument(func::FuncOp func, TmaLoad &load) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  auto info = b.getDictionaryAttr(
+      {b.getNamedAttr("param", b.getI64IntegerAttr(load.source.getArgNumber())),
+       b.getNamedAttr("box", b.getDenseI64ArrayAttr(
+                                 {load.rows, load.panelElements()})),
+       b.getNamedAttr("swizzle", b.getI64IntegerAttr(kPanelBytes))});
+  for (BlockArgument arg : func.getArguments())
+    if (func.getArgAttr(arg.getArgNumber(), kTmaArgAttr) == info)
+      return arg;
+  unsigned index = func.getNumArguments();
+  auto attrs = b.getDictionaryAttr({b.getNamedAttr(kTmaArgAttr, info)});
+  (void)func.insertArgument(index, LLVM::LLVMPointerType::get(ctx), attrs,
+                            func.getLoc());
+  return func.getArgument(index);
+}
+
+/// Waits until at most `pending` wgmma groups of this thread are in flight.
+/// The accumulator registers pass through the wait, so that nothing reads
+/// them before the wgmmas that write them have completed.
+void waitForWgmma(OpBuilder &b, Location loc, const Storage &c,
+                  int64_t pending) {
+  MLIRContext *ctx = b.getContext();
+  int64_t regs = c.numRegisters;
+  Type f32 = b.getF32Type();
+  SmallVector<Value> values;
+  for (int64_t r = 0; r < regs; ++r)
+    values.push_back(memref::LoadOp::create(b, loc, c.memref,
+                                            ValueRange{indexConst(b, loc, r)}));
+  std::string constraints;
+  for (int64_t r = 0; r < regs; ++r)
+    constraints += "=f,";
+  for (int64_t r = 0; r < regs; ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "~{memory}";
+  auto type =
+      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
+  auto wait = LLVM::InlineAsmOp::create(
+      b, loc, type, values,
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
+      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+      /*operand_attrs=*/nullptr);
+  for (int64_t r = 0; r < regs; ++r)
+    memref::StoreOp::create(
+        b, loc, LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), r),
+        c.memref, ValueRange{indexConst(b, loc, r)});
+}
+
+/// The wgmma shared-memory descriptor of a 128-byte-swizzled operand that
+/// starts at shared address `address`: leading / stride byte offsets `lbo`
+/// and `sbo`.
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
+                      int64_t sbo) {
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
+  };
+  Value addr = arith::IndexCastUIOp::create(b, loc, i64, address);
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)), c64(4));
+  int64_t fixed = (((lbo >> 4) & 0x3FFF) << 16) |
+                  (((sbo >> 4) & 0x3FFF) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, c64(fixed));
+}
+
+NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(t))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(t))
+    return NVVM::WGMMATypes::e5m2;
+  return NVVM::WGMMATypes::f16;
+}
+
+} // namespace
+
+void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
+                         const Storage &a, const Storage &b,
+                         const Storage &c) {
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  int64_t m = op.getM(), n = op.getN(), k = op.getK();
+  Type elt = op.getA().getType().getElementType();
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  int64_t panel = kPanelBytes / eltBytes; // elements per panel row
+  int64_t kStep = getWgmmaK(elt);
+  bool transA = op.getTransposeA(), transB = op.getTransposeB();
+  int64_t regs = c.numRegisters;
+
+  if (op.getClearAccum())
+    for (int64_t r = 0; r < regs; ++r)
+      memref::StoreOp::create(rewriter, loc,
+                              zeroOf(rewriter, loc, rewriter.getF32Type()),
+                              c.memref,
+                              ValueRange{indexConst(rewriter, loc, r)});
+
+  // Warpgroup g computes rows 64g .. 64g + 63 of C.
+  Value tid = threadId(rewriter, loc);
+  Value group = arith::DivUIOp::create(
+      rewriter, loc, tid, indexConst(rewriter, loc, kWarpgroupSize));
+  // Shared byte offsets of the warpgroup's rows of A: K-major A (M x K
+  // stored row by row in panels of K) steps 128 bytes a row; MN-major A
+  // (K x M, panels of M) steps one panel per 64 rows.
+  Value aRows = arith::MulIOp::create(
+      rewriter, loc, group,
+      indexConst(rewriter, loc,
+                 transA ? (64 / panel) * a.panelRows * kPanelBytes
+                        : 64 * kPanelBytes));
+  Value aBase = arith::AddIOp::create(rewriter, loc, a.memref, aRows);
+
+  auto type = LLVM::LLVMStructType::getLiteral(
+      ctx, SmallVector<Type>(regs, rewriter.getF32Type()));
+  Value acc = LLVM::UndefOp::create(rewriter, loc, type);
+  for (int64_t r = 0; r < regs; ++r)
+    acc = LLVM::InsertValueOp::create(
+        rewriter, loc, acc,
+        memref::LoadOp::create(rewriter, loc, c.memref,
+                               ValueRange{indexConst(rewriter, loc, r)}),
+        r);
+
+  NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
+  auto wgType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elt));
+  for (int64_t kk = 0; kk < k; kk += kStep) {
+    // K-major operands: 8-row groups 1024 bytes apart (SBO), K inside the
+    // 128-byte row (start + bytes), whole panels of K one after another.
+    // MN-major operands: panels of 64 (or 128) M / N elements LBO apart,
+    // 8-row groups of K 1024 bytes apart.
+    Value descA, descB;
+    if (!transA)
+      descA = wgmmaDescriptor(
+          rewriter, loc,
+          addIndex(rewriter, loc, aBase,
+                   (kk / panel) * a.panelRows * kPanelBytes +
+                       (kk % panel) * eltBytes),
+          16, kSwizzleAtomBytes);
+    else
+      descA = wgmmaDescriptor(rewriter, loc,
+                              addIndex(rewriter, loc, aBase, kk * kPanelBytes),
+                              a.panelRows * kPanelBytes, kSwizzleAtomBytes);
+    if (transB)
+      descB = wgmmaDescriptor(
+          rewriter, loc,
+          addIndex(rewriter, loc, b.memref,
+                   (kk / panel) * b.panelRows * kPanelBytes +
+                       (kk % panel) * eltBytes),
+          16, kSwizzleAtomBytes);
+    else
+      descB = wgmmaDescriptor(
+          rewriter, loc, addIndex(rewriter, loc, b.memref, kk * kPanelBytes),
+          b.panelRows * kPanelBytes, kSwizzleAtomBytes);
+    acc = NVVM::WgmmaMmaAsyncOp::create(
+        rewriter, loc, type, acc, descA, descB,
+        NVVM::MMAShapeAttr::get(ctx, 64, n, kStep), wgType, wgType,
+        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+        NVVM::MMALayoutAttr::get(ctx, transA ? NVVM::MMALayout::col
+                                             : NVVM::MMALayout::row),
+        NVVM::MMALayoutAttr::get(ctx, transB ? NVVM::MMALayout::col
+                                             : NVVM::MMALayout::row),
+        /*satfinite=*/nullptr);
+  }
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  for (int64_t r = 0; r < regs; ++r)
+    memref::StoreOp::create(rewriter, loc,
+                            LLVM::ExtractValueOp::create(rewriter, loc, acc, r),
+                            c.memref, ValueRange{indexConst(rewriter, loc, r)});
+  waitForWgmma(rewriter, loc, c, op->hasAttr(kWgmmaPendingAttr) ? 1 : 0);
+}
+
+bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
+                           int64_t &sharedBytes) {
+  int64_t numStages = loop.getNumStages();
+  if (numStages < 2 || numStages > 32)
+    return false;
+  auto func = loop->getParentOfType<func::FuncOp>();
+  if (!func)
+    return false;
+  // Every global -> shared copy of the body must be a TMA load, and every
+  // reader of their buffers a gemm that runs as wgmma.
+  SmallVector<TmaLoad> loads;
+  llvm::DenseSet<Value> buffers;
+  SmallVector<GemmOp> gemms;
+  for (Operation &op : loop.getBodyBlock().without_terminator()) {
+    if (auto gemm = dyn_cast<GemmOp>(op))
+      gemms.push_back(gemm);
+    auto copy = dyn_cast<CopyOp>(op);
+    if (!copy || !isGlobal(copy.getSource().getType()))
+      continue;
+    std::optional<Storage> dst = getStorage(copy.getTarget());
+    if (!dst || dst->scope != Scope::Shared)
+      continue;
+    std::optional<TmaLoad> load = asTmaLoad(copy, loop, func);
+    if (!load || buffers.contains(copy.getTarget()))
+      return false;
+    loads.push_back(*load);
+    buffers.insert(copy.getTarget());
+  }
+  if (loads.empty() || gemms.empty())
+    return false;
+  SmallVector<GemmOp> wgmmas;
+  for (GemmOp gemm : gemms) {
+    if (!buffers.contains(gemm.getA()) && !buffers.contains(gemm.getB()))
+      continue;
+    if (!runsAsWgmma(gemm, buffers))
+      return false;
+    wgmmas.push_back(gemm);
+  }
+  for (TmaLoad &load : loads)
+    for (Operation *user : load.copy.getTarget().getUsers()) {
+      if (user == load.copy.getOperation())
+        continue;
+      auto gemm = dyn_cast<GemmOp>(user);
+      if (!gemm || gemm->getParentOp() != loop.getOperation() ||
+          gemm.getC() == load.copy.getTarget())
+        return false;
+    }
+
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  int64_t stageBytes = 0;
+  for (TmaLoad &load : loads) {
+    load.offset = stageBytes;
+    stageBytes += llvm::alignTo(load.bytes(), kSwizzleAtomBytes);
+    load.descriptor = getDescriptorArgument(func, load);
+  }
+  // The region is aligned at run time (dynamic shared memory is only known
+  // to be 16-byte aligned): reserve one swizzle atom of slack.
+  int64_t regionOffset = llvm::alignTo(sharedBytes, kSharedAlignment);
+  int64_t barriersOffset = numStages * stageBytes;
+  sharedBytes = regionOffset + kSwizzleAtomBytes + barriersOffset +
+                numStages * 8;
+
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  auto bytesType = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
+                                   MemRefLayoutAttrInterface(), workgroup);
+  rewriter.setInsertionPoint(loop);
+  Value smem = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytesType);
+  Value smemBase =
+      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, smem);
+  Value region = arith::AndIOp::create(
+      rewriter, loc,
+      addIndex(rewriter, loc, smemBase,
+               regionOffset + kSwizzleAtomBytes - 1),
+      indexConst(rewriter, loc, ~(kSwizzleAtomBytes - 1)));
+  auto barrierAt = [&](OpBuilder &b, Location l, Value stage) {
+    Value offset = arith::MulIOp::create(b, l, stage, indexConst(b, l, 8));
+    return sharedPtr(
+        b, l,
+        arith::AddIOp::create(b, l, addIndex(b, l, region, barriersOffset),
+                              offset));
+  };
+  auto stageAt = [&](OpBuilder &b, Location l, Value stage) -> Value {
+    return arith::AddIOp::create(
+        b, l, region,
+        arith::MulIOp::create(b, l, stage, indexConst(b, l, stageBytes)));
+  };
+  Value tid = threadId(rewriter, loc);
+  Value isLeader =
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
+                            indexConst(rewriter, loc, 0));
+
+  // Thread 0 arms the stage's barrier and loads iteration `iv` into it.
+  auto issue = [&](OpBuilder &b, Location l, Value iv, Value stage) {
+    Value bar = barrierAt(b, l, stage);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, l, Type(), bar, i32Const(b, l, stageBytes),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+        b.getBoolAttr(false), Value());
+    Value base = stageAt(b, l, stage);
+    for (TmaLoad &load : loads) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iv);
+      SmallVector<Value> offsets;
+      for (OpFoldResult ofr : load.sourceOffsets) {
+        if (auto v = dyn_cast<Value>(ofr))
+          offsets.push_back(valueAtIteration(rewriter, v, loop, iv, mapping));
+        else
+          offsets.push_back(
+              indexConst(b, l, *getConstantIntValue(ofr)));
+      }
+      Value row = toI32(b, l, offsets[0]);
+      for (int64_t p = 0; p < load.panels(); ++p) {
+        Value col = toI32(
+            b, l, addIndex(b, l, offsets[1], p * load.panelElements()));
+        Value dst = sharedPtr(
+            b, l,
+            addIndex(b, l, base,
+                     load.offset + p * load.rows * kPanelBytes));
+        Value cluster = LLVM::AddrSpaceCastOp::create(
+            b, l, LLVM::LLVMPointerType::get(ctx, 7), dst);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, l, cluster, load.descriptor, ValueRange{col, row}, bar,
+            ValueRange{}, Value(), Value(),
+            NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+            b.getBoolAttr(false), nullptr, Value());
+      }
+    }
+  };
+
+  // Prologue: barriers (after everyone is done with an earlier run of the
+  // loop), then the loads of iterations 0 .. S - 2.
+  Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
+  barrier(rewriter, loc);
+  scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+    for (int64_t s = 0; s < numStages; ++s)
+      NVVM::MBarrierInitOp::create(b, l, barrierAt(b, l, indexConst(b, l, s)),
+                                   i32Const(b, l, 1), Value());
+    NVVM::FenceMbarrierInitOp::create(b, l);
+    scf::YieldOp::create(b, l);
+  });
+  barrier(rewriter, loc);
+  scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+    for (int64_t s = 0; s + 1 < numStages; ++s) {
+      Value iv = arith::AddIOp::create(
+          b, l, lower,
+          arith::MulIOp::create(b, l, step, indexConst(b, l, s)));
+      Value inRange =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, iv, upper);
+      scf::IfOp::create(b, l, inRange, [&](OpBuilder &tb, Location tl) {
+        issue(tb, tl, iv, indexConst(tb, tl, s));
+        scf::YieldOp::create(tb, tl);
+      });
+    }
+    scf::YieldOp::create(b, l);
+  });
+
+  // Each iteration: wait for its stage, read it through panel views.
+  Block &body = loop.getBodyBlock();
+  rewriter.setInsertionPointToStart(&body);
+  Value k = loop.getInductionVar();
+  Value iteration = arith::DivUIOp::create(
+      rewriter, loc, arith::SubIOp::create(rewriter, loc, k, lower), step);
+  Value sC = indexConst(rewriter, loc, numStages);
+  Value stage = arith::RemUIOp::create(rewriter, loc, iteration, sC);
+  Value parity = arith::RemUIOp::create(
+      rewriter, loc, arith::DivUIOp::create(rewriter, loc, iteration, sC),
+      indexConst(rewriter, loc, 2));
+  NVVM::MBarrierTryWaitParityOp::create(
+      rewriter, loc, barrierAt(rewriter, loc, stage),
+      toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
+  Value stageBase = stageAt(rewriter, loc, stage);
+  for (TmaLoad &load : loads) {
+    Value buffer = load.copy.getTarget();
+    auto view = UnrealizedConversionCastOp::create(
+        rewriter, loc, buffer.getType(),
+        addIndex(rewriter, loc, stageBase, load.offset));
+    view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
+    rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+      return loop->isAncestor(use.getOwner()) &&
+             use.getOwner() != load.copy.getOperation();
+    });
+    rewriter.eraseOp(load.copy);
+  }
+  for (GemmOp gemm : wgmmas)
+    gemm->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
+
+  // End of each iteration: once every thread's wgmmas of the previous
+  // iteration have completed, its stage takes iteration i + S - 1.
+  rewriter.setInsertionPoint(body.getTerminator());
+  barrier(rewriter, loc);
+  Value ahead = arith::AddIOp::create(
+      rewriter, loc, k,
+      arith::MulIOp::create(rewriter, loc, step,
+                            indexConst(rewriter, loc, numStages - 1)));
+  Value aheadStage = arith::RemUIOp::create(
+      rewriter, loc, addIndex(rewriter, loc, iteration, numStages - 1), sC);
+  Value issueAhead = arith::AndIOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, ahead,
+                            upper),
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                            threadId(rewriter, loc),
+                            indexConst(rewriter, loc, 0)));
+  scf::IfOp::create(rewriter, loc, issueAhead, [&](OpBuilder &b, Location l) {
+    issue(b, l, ahead, aheadStage);
+    scf::YieldOp::create(b, l);
+  });
+  loop.setNumStages(1);
+
+  // After the loop: the last wgmmas complete before anything reads their
+  // accumulators.
+  rewriter.setInsertionPointAfter(loop);
+  for (GemmOp gemm : wgmmas)
+    waitForWgmma(rewriter, loc, *getStorage(gemm.getC()), 0);
+  return true;
+}

@@ -1,0 +1,98 @@
+//===- NVVMCommon.h - Shared pieces of the NVIDIA lowering ------*- C++ -*-===//
+//
+// Private to lib/Conversion/TileToNVVM: how prepareKernelForNVVM places tile
+// buffers (the Storage behind each one), and the helpers that the sm_80
+// lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.cpp)
+// share.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
+#define TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
+
+#include "tile/Dialect/Tile/IR/Layouts.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::tile::nvvm {
+
+constexpr StringLiteral kLoweredAttr = "tile.lowered";
+constexpr StringLiteral kSwizzleAttr = "tile.swizzle_chunks";
+constexpr StringLiteral kScratchAttr = "tile.scratch_offset";
+/// On a stage view of a TMA pipeline: the rows of the buffer, stored as
+/// 128-byte-swizzled panels (see Storage::panelRows).
+constexpr StringLiteral kPanelRowsAttr = "tile.tma_panel_rows";
+/// On a tile.gemm inside a TMA pipeline: leave its wgmma group in flight
+/// (wgmma.wait_group 1); the pipeline waits for it after the loop.
+constexpr StringLiteral kWgmmaPendingAttr = "tile.wgmma_pending";
+/// On the function argument that carries a TMA descriptor (a CUtensorMap
+/// the launcher builds): {param, box, swizzle}.
+constexpr StringLiteral kTmaArgAttr = "tile.tma";
+
+constexpr int64_t kWarpSize = 32;
+constexpr int64_t kWarpgroupSize = 128;
+constexpr int64_t kSharedAlignment = 128;
+/// TMA with the 128-byte swizzle and wgmma descriptors need buffers aligned
+/// to the swizzle pattern's 1024 bytes.
+constexpr int64_t kSwizzleAtomBytes = 1024;
+
+/// The storage behind a tile buffer once prepareKernelForNVVM placed it.
+struct Storage {
+  Value memref; // shared view, register array or local array; for panel
+                // buffers the shared address (index) of the buffer
+  Scope scope;
+  FragmentLayoutAttr layout = nullptr; // fragments only
+  int64_t numRegisters = 0;            // fragments only
+  int64_t swizzleChunks = 0; // swizzled 2-d shared buffers: 16-byte chunks
+                             // per row
+  /// Shared buffers that TMA fills for wgmma: a R x C buffer is stored as
+  /// C * bytes / 128 panels of R rows of 128 bytes, each panel swizzled
+  /// with the 128-byte pattern (16-byte chunk c of row r at c ^ (r mod 8)).
+  /// R here; 0 for other buffers.
+  int64_t panelRows = 0;
+};
+
+std::optional<Storage> getStorage(Value buffer);
+
+inline int64_t getThreads(Operation *op) {
+  return op->getParentOfType<KernelOp>().getThreads();
+}
+
+inline Value threadId(OpBuilder &b, Location loc) {
+  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+}
+
+inline void barrier(OpBuilder &b, Location loc) {
+  gpu::BarrierOp::create(b, loc);
+}
+
+/// `v` as computed in the iteration of `loop` whose induction variable is
+/// `iv` (clones the pure ops of the loop body it depends on).
+Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
+                       Value iv, IRMapping &mapping);
+
+/// True when `v` depends, inside `loop`, only on pure ops and the
+/// induction variable.
+bool computableAhead(Value v, PipelinedOp loop);
+
+/// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
+/// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
+/// gemms; returns false (and changes nothing) otherwise.
+bool pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
+                     int64_t &sharedBytes);
+
+/// C += op(A) op(B) as wgmma from shared-memory descriptors: A and B are
+/// panel buffers of a TMA pipeline, C a fragment with the wgmma accumulator
+/// layout.
+void emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op, const Storage &a,
+                   const Storage &b, const Storage &c);
+
+} // namespace mlir::tile::nvvm
+
+#endif // TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
