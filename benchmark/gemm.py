@@ -73,6 +73,11 @@ def shape_set():
     return list(dict.fromkeys(out))   # 4096^3 is in both sets
 
 
+# --sweep: variants at the square shapes (fp16): warp specialization on /
+# off and the L2 block-order panel (T.use_swizzle).
+SWEEP = [(ws, panel) for ws in (True, False) for panel in (None, 4, 8, 16)]
+
+
 def build(args):
     sys.path.insert(0, str(HERE / "gpu"))
     import kernels
@@ -81,24 +86,30 @@ def build(args):
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     index = []
-    for m, n, k, ta, tb, dtype, timed in shape_set():
+    jobs = [(*shape, True, args.panel, "") for shape in shape_set()]
+    if args.sweep:
+        jobs += [(s, s, s, False, False, "float16", True, ws, panel,
+                  f"_ws{int(ws)}_sw{panel or 0}")
+                 for s in (4096, 8192, 16384) for ws, panel in SWEEP]
+    for m, n, k, ta, tb, dtype, timed, ws, panel, suffix in jobs:
         bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)
-        name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}"
+        name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
         if args.only and args.only not in name:
             continue
         out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
         start = time.perf_counter()
         prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk, threads=threads,
                             num_stages=stages, dtype=dtype, trans_A=ta, trans_B=tb,
-                            out_dtype=out_dtype)
+                            out_dtype=out_dtype, swizzle_panel=panel, warp_specialize=ws)
         kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={args.arch}")
         seconds = time.perf_counter() - start
         shutil.copytree(kernel.bundle_dir, out / name)
         index.append({"name": name, "M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
                       "dtype": dtype, "out_dtype": out_dtype, "timed": timed,
-                      "config": [bm, bn, bk, threads, stages], "arch": args.arch,
+                      "config": [bm, bn, bk, threads, stages, int(ws), panel or 0],
+                      "arch": args.arch,
                       "compile_s": round(seconds, 3)})
-        print(f"{name:34s} {bm}x{bn}x{bk} t{threads} s{stages}: compiled in {seconds:.2f} s",
+        print(f"{name:40s} {bm}x{bn}x{bk} t{threads} s{stages}: compiled in {seconds:.2f} s",
               flush=True)
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
@@ -224,7 +235,8 @@ def run(args):
             line += f" {flops / bench(lambda: triton_mm(a, b, t)) / 1e9:7.0f}"
         elif triton_mm:
             line += f" {'-':>7s}"
-        line += "  " + "x".join(map(str, e["config"][:3])) + f" t{e['config'][3]} s{e['config'][4]}"
+        cfg = e["config"]
+        line += "  " + "x".join(map(str, cfg[:3])) + f" t{cfg[3]} s{cfg[4]} ws{cfg[5]} sw{cfg[6]}"
         print(line, flush=True)
     for label, dts in (("fp16/bf16", ("float16", "bfloat16")), ("fp8", ("float8_e4m3",))):
         rs = [r for e, r in ratios if e["dtype"] in dts]
@@ -248,6 +260,11 @@ def main():
     b.add_argument("--out", default=".bundles/gemm")
     b.add_argument("--arch", default="sm_90a")
     b.add_argument("--only", help="only shapes whose name contains this")
+    b.add_argument("--panel", type=int, default=8,
+                   help="T.use_swizzle panel size of the shape set (0: off)")
+    b.add_argument("--sweep", action="store_true",
+                   help="also compile variants (warp specialization, block order) at "
+                        "4096^3 .. 16384^3")
     r = sub.add_parser("run", help="check and time the bundles (GPU machine)")
     r.add_argument("bundles")
     r.add_argument("--triton", action="store_true", help="also time Triton's tutorial kernel")

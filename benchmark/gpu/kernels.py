@@ -4,7 +4,8 @@ import tilemlir.language as T
 
 
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
-         dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None):
+         dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None,
+         swizzle_panel=None, warp_specialize=True):
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
@@ -17,8 +18,11 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             A_shared = T.alloc_shared(A_tile, dtype)
             B_shared = T.alloc_shared(B_tile, dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            if swizzle_panel:
+                T.use_swizzle(panel_size=swizzle_panel)
             T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
+                                 warp_specialize=warp_specialize):
                 if trans_A:
                     T.copy(A[k * block_K, by * block_M], A_shared)
                 else:

@@ -227,6 +227,76 @@ NVVM::WGMMATypes wgmmaType(Type t) {
   return NVVM::WGMMATypes::f16;
 }
 
+
+/// Registers of the producer warpgroup after setmaxnreg, the register file
+/// of an SM and the most a thread may hold.
+constexpr int64_t kProducerRegisters = 40;
+constexpr int64_t kRegisterFile = 65536;
+constexpr int64_t kMaxRegisters = 240;
+
+/// True when the producer warpgroup can compute `v` on its own: the loop's
+/// induction variable, values from outside the kernel, the block ids, and
+/// pure ops of the kernel on those.
+bool producerCanCompute(Value v, PipelinedOp loop, KernelOp kernel) {
+  if (v == loop.getInductionVar())
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return !kernel->isAncestor(v.getParentBlock()->getParentOp()) ||
+           v.getParentBlock() == &kernel.getBodyBlock();
+  if (!kernel->isAncestor(def))
+    return true;
+  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(), [&](Value o) {
+           return producerCanCompute(o, loop, kernel);
+         });
+}
+
+/// `v` in the producer's code: kernel ops it depends on are cloned there
+/// (values already in `mapping` are used).
+Value cloneForProducer(RewriterBase &rewriter, Value v, KernelOp kernel,
+                       IRMapping &mapping) {
+  if (mapping.contains(v))
+    return mapping.lookup(v);
+  Operation *def = v.getDefiningOp();
+  if (!def || !kernel->isAncestor(def))
+    return v;
+  for (Value operand : def->getOperands())
+    cloneForProducer(rewriter, operand, kernel, mapping);
+  return rewriter.clone(*def, mapping)
+      ->getResult(cast<OpResult>(v).getResultNumber());
+}
+
+/// True when `loop` can get a producer warpgroup: it is the kernel's only
+/// pipelined loop, directly in its body, the block has whole warpgroups and
+/// room for one more, and the producer can compute the loop bounds and
+/// the copies' offsets. `tile.warp_specialize = false` on the loop opts
+/// out.
+bool canSpecialize(PipelinedOp loop, KernelOp kernel,
+                   ArrayRef<TmaLoad> loads) {
+  if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
+      flag && !flag.getValue())
+    return false;
+  int64_t threads = kernel.getThreads();
+  if (loop->getParentOp() != kernel.getOperation() ||
+      threads % kWarpgroupSize != 0 ||
+      threads + kWarpgroupSize > 1024 || kernel->hasAttr(kProducerThreadsAttr))
+    return false;
+  int64_t loops = 0;
+  kernel.walk([&](PipelinedOp) { ++loops; });
+  if (loops != 1)
+    return false;
+  for (Value v : {loop.getLower(), loop.getUpper(), loop.getStep()})
+    if (!producerCanCompute(v, loop, kernel))
+      return false;
+  for (const TmaLoad &load : loads)
+    for (OpFoldResult ofr : load.sourceOffsets)
+      if (auto v = dyn_cast<Value>(ofr);
+          v && !producerCanCompute(v, loop, kernel))
+        return false;
+  return true;
+}
+
 } // namespace
 
 void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
@@ -374,6 +444,9 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
 
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getThreads();
+  bool specialize = canSpecialize(loop, kernel, loads);
   int64_t stageBytes = 0;
   for (TmaLoad &load : loads) {
     load.offset = stageBytes;
@@ -381,17 +454,30 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     load.descriptor = getDescriptorArgument(func, load);
   }
   // The region is aligned at run time (dynamic shared memory is only known
-  // to be 16-byte aligned): reserve one swizzle atom of slack.
+  // to be 16-byte aligned): reserve one swizzle atom of slack. Then the
+  // stages, the full barriers and (specialized) the empty barriers.
   int64_t regionOffset = llvm::alignTo(sharedBytes, kSharedAlignment);
-  int64_t barriersOffset = numStages * stageBytes;
-  sharedBytes = regionOffset + kSwizzleAtomBytes + barriersOffset +
-                numStages * 8;
+  int64_t fullOffset = numStages * stageBytes;
+  int64_t emptyOffset = fullOffset + numStages * 8;
+  sharedBytes = regionOffset + kSwizzleAtomBytes + emptyOffset +
+                (specialize ? numStages * 8 : 0);
 
+  // Addresses and barriers: before the loop, or at the start of the
+  // kernel when the block splits into producer and consumers.
+  // (After the register arrays, which must stay in the entry block for
+  // LLVM to promote them to registers.)
+  Block &kernelBody = kernel.getBodyBlock();
+  Operation *firstOriginal = &kernelBody.front();
+  while (isa<memref::AllocaOp>(firstOriginal))
+    firstOriginal = firstOriginal->getNextNode();
+  if (specialize)
+    rewriter.setInsertionPoint(firstOriginal);
+  else
+    rewriter.setInsertionPoint(loop);
   auto workgroup =
       gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto bytesType = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
                                    MemRefLayoutAttrInterface(), workgroup);
-  rewriter.setInsertionPoint(loop);
   Value smem = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytesType);
   Value smemBase =
       memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, smem);
@@ -400,12 +486,13 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       addIndex(rewriter, loc, smemBase,
                regionOffset + kSwizzleAtomBytes - 1),
       indexConst(rewriter, loc, ~(kSwizzleAtomBytes - 1)));
-  auto barrierAt = [&](OpBuilder &b, Location l, Value stage) {
-    Value offset = arith::MulIOp::create(b, l, stage, indexConst(b, l, 8));
+  auto barrierAt = [&](OpBuilder &b, Location l, int64_t offset,
+                       Value stage) {
     return sharedPtr(
         b, l,
-        arith::AddIOp::create(b, l, addIndex(b, l, region, barriersOffset),
-                              offset));
+        arith::AddIOp::create(
+            b, l, addIndex(b, l, region, offset),
+            arith::MulIOp::create(b, l, stage, indexConst(b, l, 8))));
   };
   auto stageAt = [&](OpBuilder &b, Location l, Value stage) -> Value {
     return arith::AddIOp::create(
@@ -417,9 +504,11 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
                             indexConst(rewriter, loc, 0));
 
-  // Thread 0 arms the stage's barrier and loads iteration `iv` into it.
-  auto issue = [&](OpBuilder &b, Location l, Value iv, Value stage) {
-    Value bar = barrierAt(b, l, stage);
+  // Arms the stage's full barrier and loads iteration `iv` into it (one
+  // thread). `valueAt` gives a value of the loop body at `iv`.
+  auto issue = [&](OpBuilder &b, Location l, Value iv, Value stage,
+                   function_ref<Value(Value, IRMapping &)> valueAt) {
+    Value bar = barrierAt(b, l, fullOffset, stage);
     NVVM::MBarrierArriveExpectTxOp::create(
         b, l, Type(), bar, i32Const(b, l, stageBytes),
         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
@@ -431,10 +520,9 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       SmallVector<Value> offsets;
       for (OpFoldResult ofr : load.sourceOffsets) {
         if (auto v = dyn_cast<Value>(ofr))
-          offsets.push_back(valueAtIteration(rewriter, v, loop, iv, mapping));
+          offsets.push_back(valueAt(v, mapping));
         else
-          offsets.push_back(
-              indexConst(b, l, *getConstantIntValue(ofr)));
+          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
       }
       Value row = toI32(b, l, offsets[0]);
       for (int64_t p = 0; p < load.panels(); ++p) {
@@ -442,8 +530,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
             b, l, addIndex(b, l, offsets[1], p * load.panelElements()));
         Value dst = sharedPtr(
             b, l,
-            addIndex(b, l, base,
-                     load.offset + p * load.rows * kPanelBytes));
+            addIndex(b, l, base, load.offset + p * load.rows * kPanelBytes));
         Value cluster = LLVM::AddrSpaceCastOp::create(
             b, l, LLVM::LLVMPointerType::get(ctx, 7), dst);
         NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -454,33 +541,45 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       }
     }
   };
+  auto inLoop = [&](Value v, IRMapping &mapping) {
+    return valueAtIteration(rewriter, v, loop, mapping.lookup(
+                                                   loop.getInductionVar()),
+                            mapping);
+  };
 
-  // Prologue: barriers (after everyone is done with an earlier run of the
-  // loop), then the loads of iterations 0 .. S - 2.
+  // Barriers (after everyone is done with an earlier run of the loop).
   Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
   barrier(rewriter, loc);
   scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
-    for (int64_t s = 0; s < numStages; ++s)
-      NVVM::MBarrierInitOp::create(b, l, barrierAt(b, l, indexConst(b, l, s)),
-                                   i32Const(b, l, 1), Value());
+    for (int64_t s = 0; s < numStages; ++s) {
+      NVVM::MBarrierInitOp::create(
+          b, l, barrierAt(b, l, fullOffset, indexConst(b, l, s)),
+          i32Const(b, l, 1), Value());
+      if (specialize)
+        NVVM::MBarrierInitOp::create(
+            b, l, barrierAt(b, l, emptyOffset, indexConst(b, l, s)),
+            i32Const(b, l, threads), Value());
+    }
     NVVM::FenceMbarrierInitOp::create(b, l);
     scf::YieldOp::create(b, l);
   });
   barrier(rewriter, loc);
-  scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
-    for (int64_t s = 0; s + 1 < numStages; ++s) {
-      Value iv = arith::AddIOp::create(
-          b, l, lower,
-          arith::MulIOp::create(b, l, step, indexConst(b, l, s)));
-      Value inRange =
-          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, iv, upper);
-      scf::IfOp::create(b, l, inRange, [&](OpBuilder &tb, Location tl) {
-        issue(tb, tl, iv, indexConst(tb, tl, s));
-        scf::YieldOp::create(tb, tl);
-      });
-    }
-    scf::YieldOp::create(b, l);
-  });
+  // Without a producer: thread 0 loads iterations 0 .. S - 2 up front.
+  if (!specialize)
+    scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+      for (int64_t s = 0; s + 1 < numStages; ++s) {
+        Value iv = arith::AddIOp::create(
+            b, l, lower,
+            arith::MulIOp::create(b, l, step, indexConst(b, l, s)));
+        Value inRange =
+            arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, iv, upper);
+        scf::IfOp::create(b, l, inRange, [&](OpBuilder &tb, Location tl) {
+          issue(tb, tl, iv, indexConst(tb, tl, s), inLoop);
+          scf::YieldOp::create(tb, tl);
+        });
+      }
+      scf::YieldOp::create(b, l);
+    });
 
   // Each iteration: wait for its stage, read it through panel views.
   Block &body = loop.getBodyBlock();
@@ -494,7 +593,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, iteration, sC),
       indexConst(rewriter, loc, 2));
   NVVM::MBarrierTryWaitParityOp::create(
-      rewriter, loc, barrierAt(rewriter, loc, stage),
+      rewriter, loc, barrierAt(rewriter, loc, fullOffset, stage),
       toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
   Value stageBase = stageAt(rewriter, loc, stage);
   for (TmaLoad &load : loads) {
@@ -513,27 +612,41 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   for (GemmOp gemm : wgmmas)
     gemm->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
 
-  // End of each iteration: once every thread's wgmmas of the previous
-  // iteration have completed, its stage takes iteration i + S - 1.
+  // End of each iteration: the wgmmas of the previous iteration have
+  // completed (wgmma.wait_group 1 in the gemm), so its stage is free.
   rewriter.setInsertionPoint(body.getTerminator());
-  barrier(rewriter, loc);
-  Value ahead = arith::AddIOp::create(
-      rewriter, loc, k,
-      arith::MulIOp::create(rewriter, loc, step,
-                            indexConst(rewriter, loc, numStages - 1)));
-  Value aheadStage = arith::RemUIOp::create(
+  Value previous = arith::RemUIOp::create(
       rewriter, loc, addIndex(rewriter, loc, iteration, numStages - 1), sC);
-  Value issueAhead = arith::AndIOp::create(
-      rewriter, loc,
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, ahead,
-                            upper),
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                            threadId(rewriter, loc),
-                            indexConst(rewriter, loc, 0)));
-  scf::IfOp::create(rewriter, loc, issueAhead, [&](OpBuilder &b, Location l) {
-    issue(b, l, ahead, aheadStage);
-    scf::YieldOp::create(b, l);
-  });
+  if (specialize) {
+    // Every consumer thread releases it to the producer.
+    Value notFirst = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::ugt, iteration,
+        indexConst(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
+      NVVM::MBarrierArriveOp::create(
+          b, l, Type(), barrierAt(b, l, emptyOffset, previous), Value(),
+          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      scf::YieldOp::create(b, l);
+    });
+  } else {
+    // Once the whole block is past it, thread 0 loads iteration i + S - 1.
+    barrier(rewriter, loc);
+    Value ahead = arith::AddIOp::create(
+        rewriter, loc, k,
+        arith::MulIOp::create(rewriter, loc, step,
+                              indexConst(rewriter, loc, numStages - 1)));
+    Value issueAhead = arith::AndIOp::create(
+        rewriter, loc,
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, ahead,
+                              upper),
+        arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                              threadId(rewriter, loc),
+                              indexConst(rewriter, loc, 0)));
+    scf::IfOp::create(rewriter, loc, issueAhead, [&](OpBuilder &b, Location l) {
+      issue(b, l, ahead, previous, inLoop);
+      scf::YieldOp::create(b, l);
+    });
+  }
   loop.setNumStages(1);
 
   // After the loop: the last wgmmas complete before anything reads their
@@ -541,5 +654,90 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   rewriter.setInsertionPointAfter(loop);
   for (GemmOp gemm : wgmmas)
     waitForWgmma(rewriter, loc, *getStorage(gemm.getC()), 0);
+  if (!specialize)
+    return true;
+
+  // The block splits: threads 0 .. T - 1 run the kernel as written (the
+  // consumers), an extra warpgroup (the producer) loads the stages: its
+  // first thread waits until the consumers release a stage, then arms its
+  // full barrier and issues the TMA loads. setmaxnreg moves registers from
+  // the producer to the consumers.
+  Operation *terminator = kernelBody.getTerminator();
+  SmallVector<Operation *> moved;
+  // Register arrays stay in the kernel's entry block, where LLVM promotes
+  // them to registers.
+  for (Operation *op = firstOriginal; op != terminator; op = op->getNextNode())
+    if (!isa<memref::AllocaOp>(op))
+      moved.push_back(op);
+  rewriter.setInsertionPoint(terminator);
+  Value consumer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  auto split = scf::IfOp::create(rewriter, loc, TypeRange{}, consumer,
+                                 /*withElseRegion=*/true);
+  split->setAttr(kConsumerThreadsAttr, rewriter.getI64IntegerAttr(threads));
+  Block *thenBlock = &split.getThenRegion().front();
+  for (Operation *op : moved)
+    rewriter.moveOpBefore(op, thenBlock->getTerminator());
+  int64_t consumerRegs = std::min<int64_t>(
+      kMaxRegisters,
+      (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
+  rewriter.setInsertionPointToStart(thenBlock);
+  NVVM::SetMaxRegisterOp::create(
+      rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
+      NVVM::SetMaxRegisterActionAttr::get(ctx,
+                                          NVVM::SetMaxRegisterAction::increase));
+  rewriter.setInsertionPointToStart(&split.getElseRegion().front());
+  NVVM::SetMaxRegisterOp::create(
+      rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
+      NVVM::SetMaxRegisterActionAttr::get(ctx,
+                                          NVVM::SetMaxRegisterAction::decrease));
+  Value isProducer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
+    IRMapping outer;
+    auto producerValue = [&](Value v, IRMapping &mapping) {
+      return cloneForProducer(rewriter, v, kernel, mapping);
+    };
+    Value pLower = producerValue(lower, outer);
+    Value pUpper = producerValue(upper, outer);
+    Value pStep = producerValue(step, outer);
+    scf::ForOp::create(
+        b, l, pLower, pUpper, pStep, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          Value it = arith::DivUIOp::create(
+              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
+          Value s = arith::RemUIOp::create(lb, ll, it,
+                                           indexConst(lb, ll, numStages));
+          Value reused = arith::CmpIOp::create(
+              lb, ll, arith::CmpIPredicate::uge, it,
+              indexConst(lb, ll, numStages));
+          scf::IfOp::create(lb, ll, reused, [&](OpBuilder &wb, Location wl) {
+            // Release i - S completed phase (i / S) - 1 of the barrier.
+            Value phase = arith::RemUIOp::create(
+                wb, wl,
+                addIndex(wb, wl,
+                         arith::DivUIOp::create(wb, wl, it,
+                                                indexConst(wb, wl, numStages)),
+                         1),
+                indexConst(wb, wl, 2));
+            NVVM::MBarrierTryWaitParityOp::create(
+                wb, wl, barrierAt(wb, wl, emptyOffset, s), toI32(wb, wl, phase),
+                i32Const(wb, wl, 10000000));
+            scf::YieldOp::create(wb, wl);
+          });
+          IRMapping mapping = outer;
+          issue(lb, ll, iv, s, [&](Value v, IRMapping &m) {
+            for (auto [from, to] : m.getValueMap())
+              mapping.map(from, to);
+            return producerValue(v, mapping);
+          });
+          scf::YieldOp::create(lb, ll);
+        });
+    scf::YieldOp::create(b, l);
+  });
+  kernel->setAttr(kProducerThreadsAttr,
+                  rewriter.getI64IntegerAttr(kWarpgroupSize));
   return true;
 }

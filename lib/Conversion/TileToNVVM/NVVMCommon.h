@@ -31,6 +31,16 @@ constexpr StringLiteral kPanelRowsAttr = "tile.tma_panel_rows";
 /// On a tile.gemm inside a TMA pipeline: leave its wgmma group in flight
 /// (wgmma.wait_group 1); the pipeline waits for it after the loop.
 constexpr StringLiteral kWgmmaPendingAttr = "tile.wgmma_pending";
+/// On a tile.kernel whose block got a producer warpgroup: its thread count
+/// (launched after the kernel's `threads`).
+constexpr StringLiteral kProducerThreadsAttr = "tile.producer_threads";
+/// On the scf.if that runs the kernel's own code in the consumer threads
+/// of such a block: how many there are (their barriers are named barriers
+/// of that many threads).
+constexpr StringLiteral kConsumerThreadsAttr = "tile.consumer_threads";
+/// On a tile.pipelined: `false` keeps its TMA pipeline without a producer
+/// warpgroup.
+constexpr StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
 /// On the function argument that carries a TMA descriptor (a CUtensorMap
 /// the launcher builds): {param, box, swizzle}.
 constexpr StringLiteral kTmaArgAttr = "tile.tma";

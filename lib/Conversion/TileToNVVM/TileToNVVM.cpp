@@ -1842,6 +1842,27 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns,
 
 LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
                                               KernelOp kernel) {
+  // In a block with a producer warpgroup, the consumers synchronize among
+  // themselves: named barrier 1 over their threads.
+  kernel.walk([&](scf::IfOp split) {
+    auto consumers = split->getAttrOfType<IntegerAttr>(kConsumerThreadsAttr);
+    if (!consumers)
+      return;
+    SmallVector<gpu::BarrierOp> barriers;
+    split.getThenRegion().walk(
+        [&](gpu::BarrierOp b) { barriers.push_back(b); });
+    for (gpu::BarrierOp b : barriers) {
+      rewriter.setInsertionPoint(b);
+      Location loc = b.getLoc();
+      Value id = arith::ConstantIntOp::create(rewriter, loc,
+                                              rewriter.getI32Type(), 1);
+      Value count = arith::ConstantIntOp::create(
+          rewriter, loc, rewriter.getI32Type(), consumers.getInt());
+      NVVM::BarrierOp::create(rewriter, loc, Type(), id, count, nullptr,
+                              Value());
+      rewriter.eraseOp(b);
+    }
+  });
   SmallVector<UnrealizedConversionCastOp> casts;
   kernel.walk([&](UnrealizedConversionCastOp cast) {
     if (cast->hasAttr(kLoweredAttr))
@@ -1935,7 +1956,13 @@ LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
   Value one = indexConst(rewriter, loc, 1);
   while (grid.size() < 3)
     grid.push_back(one);
-  Value threads = indexConst(rewriter, loc, kernel.getThreads());
+  // A producer warpgroup (TMA pipelines on sm_90a) runs after the
+  // kernel's own threads.
+  int64_t producers = 0;
+  if (auto attr = kernel->getAttrOfType<IntegerAttr>(kProducerThreadsAttr))
+    producers = attr.getInt();
+  Value threads =
+      indexConst(rewriter, loc, kernel.getThreads() + producers);
   auto sharedAttr =
       kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
   Value shared =

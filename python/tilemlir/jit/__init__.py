@@ -207,13 +207,24 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     # Source locations do not change the binary: leaving them out of the
     # key lets a cache filled from another checkout (or machine) serve.
     key = cache.make_key(_LOCATION.sub("", ir), target, version)
-    entry = cache.lookup(key)
+    entry = cache.lookup(key, _compiler_id())
     if entry is None:
         if target == "cpu":
             entry = _build_bundle(func, ir, target, key, version)
         else:
             entry = _build_cuda_bundle(func, ir, launch, target, key, version)
     return JITKernel(func, out_idx, target, ir, entry)
+
+
+def _compiler_id():
+    """Identifies the build of the compiler library at hand (size and
+    modification time), or None when there is none: cache entries of another
+    build are recompiled."""
+    from .. import _compiler as compiler
+    if not compiler.available():
+        return None
+    st = compiler.library_path().stat()
+    return f"{st.st_size}-{st.st_mtime_ns}"
 
 
 def _kernel_args(params, host_args):
@@ -261,7 +272,7 @@ def _build_cuda_bundle(func, ir, launch, target, key, version):
               "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
               "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
-              "compiler_version": version}
+              "compiler_version": version, "compiler_id": _compiler_id()}
     if k.get("cluster"):
         bundle["cluster"] = k["cluster"]
     files = {"kernel.cubin": cubin, "kernel.ptx": ptx, "kernel.mlir": ir.encode()}
@@ -275,7 +286,8 @@ def _build_bundle(func, ir, target, key, version):
         files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
                  "kernel.mlir": ir.encode()}
     meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",
-            "params": _params_meta(func), "compiler_version": version}
+            "params": _params_meta(func), "compiler_version": version,
+            "compiler_id": _compiler_id()}
     return cache.store(key, meta, files)
 
 

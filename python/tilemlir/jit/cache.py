@@ -37,9 +37,11 @@ def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def lookup(key):
+def lookup(key, compiler_id=None):
     """The entry's directory if it is complete and intact, else None (a
-    damaged entry is removed)."""
+    damaged entry is removed). With a `compiler_id` (the compiler library
+    at hand), an entry that another build of the compiler wrote is stale:
+    removed too. Without one (no compiler here), any intact entry serves."""
     entry = cache_dir() / key
     meta_path = entry / "bundle.json"
     if not meta_path.exists():
@@ -55,6 +57,8 @@ def lookup(key):
         for name, digest in meta["files"].items():
             if _digest(entry / name) != digest:
                 raise ValueError(f"{name} does not match its digest")
+        if compiler_id is not None and meta.get("compiler_id") != compiler_id:
+            raise ValueError("written by another build of the compiler")
         return entry
     except (OSError, ValueError, KeyError, TypeError):
         shutil.rmtree(entry, ignore_errors=True)
@@ -80,7 +84,7 @@ def store(key, meta, files):
         except OSError:
             # Another process stored the same entry first; keep theirs if intact.
             shutil.rmtree(tmp, ignore_errors=True)
-            if lookup(key) is None:
+            if lookup(key, meta.get("compiler_id")) is None:
                 shutil.rmtree(final, ignore_errors=True)
                 return store(key, meta, files)
         return final

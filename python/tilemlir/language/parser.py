@@ -641,6 +641,10 @@ class Translator:
         num_stages = kwargs.pop("num_stages", 1)
         order = kwargs.pop("order", None)
         stage = kwargs.pop("stage", None)
+        # sm_90a gives TMA pipelines a producer warpgroup unless told not to.
+        warp_specialize = kwargs.pop("warp_specialize", True)
+        if not isinstance(warp_specialize, bool):
+            raise self.error("warp_specialize must be True or False", node)
         for k in ("group", "sync", "num_warps"):
             kwargs.pop(k, None)
         if kwargs:
@@ -664,13 +668,13 @@ class Translator:
             counts.append(self.b.scheduled_ops_since(mark, depth))
         self.pop()
         self.b.close(self.loc(node))
+        attrs = [] if warp_specialize else ["tile.warp_specialize = false"]
         if order is not None or stage is not None:
             n = len(node.body)
             for name, lst in (("order", order), ("stage", stage)):
                 if lst is not None and len(lst) != n:
                     raise self.error(f"T.Pipelined {name} has {len(lst)} entries for {n} "
                                      "statements", node)
-            attrs = []
             if stage is not None:
                 per_op = [st for st, c in zip(stage, counts) for _ in range(c)]
                 attrs.append(f"stage = array<i64: {', '.join(map(str, per_op))}>")
@@ -683,6 +687,7 @@ class Translator:
                     pos += counts[i]
                 per_op = [p for i in range(n) for p in positions[i]]
                 attrs.append(f"order = array<i64: {', '.join(map(str, per_op))}>")
+        if attrs:
             line = self.b.lines[head_index]
             self.b.lines[head_index] = line[:-2] + f" attributes {{{', '.join(attrs)}}} {{"
 
