@@ -170,6 +170,16 @@ def _triton_matmul():
     return matmul
 
 
+def _bad_tiles(c, ref, bm, bn):
+    """Which output tiles are wrong: their count and the first few."""
+    import torch
+    bad = ((c.float() - ref).abs() > 1e-2 * ref.abs().max()) | torch.isnan(c)
+    m, n = bad.shape
+    tiles = bad[: m // bm * bm, : n // bn * bn].reshape(m // bm, bm, n // bn, bn)
+    tiles = tiles.any(dim=3).any(dim=1).nonzero().tolist()
+    return f"bad tiles {len(tiles)} of {(m // bm) * (n // bn)}: {tiles[:6]}"
+
+
 def run(args):
     import torch
     import triton.testing
@@ -214,6 +224,8 @@ def run(args):
         layout = ("t" if e["trans_A"] else "n") + ("t" if e["trans_B"] else "n")
         line = f"{f'{m}x{n}x{k}':22s} {e['dtype']:11s} {layout:6s} {'yes' if ok else 'NO':3s} " \
                f"{err:8.1e}"
+        if not ok:
+            line += "  " + _bad_tiles(c, ref, e["config"][0], e["config"][1])
         if not e["timed"] or not ok or args.check_only:
             print(line, flush=True)
             continue

@@ -168,36 +168,49 @@ Value getDescriptorArgument(func::FuncOp func, TmaLoad &load) {
   return func.getArgument(index);
 }
 
+/// `asmString` (with side effects, ordered like a memory access) with the
+/// f32 `values` passing through it in place: the result is a struct of
+/// them, tied to the same registers. Values read after it cannot be read
+/// before it, and values given to it are in their registers by then.
+Value passThroughAsm(OpBuilder &b, Location loc, ValueRange values,
+                     StringRef asmString) {
+  std::string constraints;
+  for (size_t r = 0; r < values.size(); ++r)
+    constraints += "=f,";
+  for (size_t r = 0; r < values.size(); ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "~{memory}";
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, values, asmString, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
 /// Waits until at most `pending` wgmma groups of this thread are in flight.
 /// The accumulator registers pass through the wait, so that nothing reads
 /// them before the wgmmas that write them have completed.
 void waitForWgmma(OpBuilder &b, Location loc, const Storage &c,
                   int64_t pending) {
-  MLIRContext *ctx = b.getContext();
-  int64_t regs = c.numRegisters;
-  Type f32 = b.getF32Type();
   SmallVector<Value> values;
-  for (int64_t r = 0; r < regs; ++r)
+  for (int64_t r = 0; r < c.numRegisters; ++r)
     values.push_back(memref::LoadOp::create(b, loc, c.memref,
                                             ValueRange{indexConst(b, loc, r)}));
-  std::string constraints;
-  for (int64_t r = 0; r < regs; ++r)
-    constraints += "=f,";
-  for (int64_t r = 0; r < regs; ++r)
-    constraints += std::to_string(r) + ",";
-  constraints += "~{memory}";
-  auto type =
-      LLVM::LLVMStructType::getLiteral(ctx, SmallVector<Type>(regs, f32));
-  auto wait = LLVM::InlineAsmOp::create(
-      b, loc, type, values,
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";",
-      constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
-      /*operand_attrs=*/nullptr);
-  for (int64_t r = 0; r < regs; ++r)
-    memref::StoreOp::create(
-        b, loc, LLVM::ExtractValueOp::create(b, loc, wait.getResult(0), r),
-        c.memref, ValueRange{indexConst(b, loc, r)});
+  // ptxas (CUDA 13.0) has been seen to hoist reads of the first
+  // accumulator registers above a final wgmma.wait_group 0 (the H200 then
+  // read partial sums); a membar.cta after the wait keeps them below it.
+  std::string wait =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (pending == 0)
+    wait += "\n\tmembar.cta;";
+  Value waited = passThroughAsm(b, loc, values, wait);
+  for (int64_t r = 0; r < c.numRegisters; ++r)
+    memref::StoreOp::create(b, loc,
+                            LLVM::ExtractValueOp::create(b, loc, waited, r),
+                            c.memref, ValueRange{indexConst(b, loc, r)});
 }
 
 /// The wgmma shared-memory descriptor of a 128-byte-swizzled operand that
@@ -233,6 +246,11 @@ NVVM::WGMMATypes wgmmaType(Type t) {
 constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kRegisterFile = 65536;
 constexpr int64_t kMaxRegisters = 240;
+constexpr int64_t kMaxThreadRegisters = 255;
+/// Named barriers: 0 is the whole block's, 1 the consumers' (see
+/// finishKernelForNVVM), 2 .. 2 + S - 1 hand the stages to the consumers.
+constexpr int64_t kFirstStageBarrier = 2;
+constexpr int64_t kNamedBarriers = 16;
 
 /// True when the producer warpgroup can compute `v` on its own: the loop's
 /// induction variable, values from outside the kernel, the block ids, and
@@ -278,7 +296,8 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
       flag && !flag.getValue())
     return false;
   int64_t threads = kernel.getThreads();
-  if (loop->getParentOp() != kernel.getOperation() ||
+  if (loop.getNumStages() > kNamedBarriers - kFirstStageBarrier ||
+      loop->getParentOp() != kernel.getOperation() ||
       threads % kWarpgroupSize != 0 ||
       threads + kWarpgroupSize > 1024 || kernel->hasAttr(kProducerThreadsAttr))
     return false;
@@ -335,13 +354,14 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
 
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(regs, rewriter.getF32Type()));
-  Value acc = LLVM::UndefOp::create(rewriter, loc, type);
+  // The accumulator is materialized in its registers before the fence
+  // (LLVM would otherwise copy a cleared accumulator's zeros between the
+  // wgmmas, and ptxas then serializes every wgmma of the kernel).
+  SmallVector<Value> values;
   for (int64_t r = 0; r < regs; ++r)
-    acc = LLVM::InsertValueOp::create(
-        rewriter, loc, acc,
-        memref::LoadOp::create(rewriter, loc, c.memref,
-                               ValueRange{indexConst(rewriter, loc, r)}),
-        r);
+    values.push_back(memref::LoadOp::create(
+        rewriter, loc, c.memref, ValueRange{indexConst(rewriter, loc, r)}));
+  Value acc = passThroughAsm(rewriter, loc, values, "");
 
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   auto wgType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elt));
@@ -592,9 +612,34 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   Value parity = arith::RemUIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, iteration, sC),
       indexConst(rewriter, loc, 2));
-  NVVM::MBarrierTryWaitParityOp::create(
-      rewriter, loc, barrierAt(rewriter, loc, fullOffset, stage),
-      toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
+  if (specialize) {
+    // The producer's signalling warp saw the stage's full barrier complete
+    // and arrives on the stage's named barrier: a single bar.sync here. (A
+    // spin loop on the mbarrier while wgmmas are in flight makes ptxas
+    // serialize every wgmma of the kernel.)
+    NVVM::BarrierOp::create(
+        rewriter, loc, Type(),
+        arith::AddIOp::create(rewriter, loc, toI32(rewriter, loc, stage),
+                              i32Const(rewriter, loc, kFirstStageBarrier)),
+        i32Const(rewriter, loc, threads + kWarpSize), nullptr, Value());
+    // The phase has completed (the signaller saw it): one non-blocking
+    // test acquires it in this thread too, which makes the TMA writes of
+    // the stage visible to this thread's wgmmas.
+    Value bar = barrierAt(rewriter, loc, fullOffset, stage);
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
+                                          bar);
+    LLVM::InlineAsmOp::create(
+        rewriter, loc, TypeRange{}, ValueRange{addr, toI32(rewriter, loc, parity)},
+        "{ .reg .pred p; mbarrier.test_wait.parity.shared::cta.b64 p, [$0], "
+        "$1; }",
+        "r,r,~{memory}", /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+        /*operand_attrs=*/nullptr);
+  } else {
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc, barrierAt(rewriter, loc, fullOffset, stage),
+        toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
+  }
   Value stageBase = stageAt(rewriter, loc, stage);
   for (TmaLoad &load : loads) {
     Value buffer = load.copy.getTarget();
@@ -679,19 +724,26 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   Block *thenBlock = &split.getThenRegion().front();
   for (Operation *op : moved)
     rewriter.moveOpBefore(op, thenBlock->getTerminator());
+  // Only when the register file, not the per-thread limit, bounds the
+  // consumers (ptxas ignores setmaxnreg otherwise).
+  bool rebalance =
+      (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
   int64_t consumerRegs = std::min<int64_t>(
       kMaxRegisters,
       (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
-  rewriter.setInsertionPointToStart(thenBlock);
-  NVVM::SetMaxRegisterOp::create(
-      rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
-      NVVM::SetMaxRegisterActionAttr::get(ctx,
-                                          NVVM::SetMaxRegisterAction::increase));
+  if (rebalance) {
+    rewriter.setInsertionPointToStart(thenBlock);
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::increase));
+  }
   rewriter.setInsertionPointToStart(&split.getElseRegion().front());
-  NVVM::SetMaxRegisterOp::create(
-      rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
-      NVVM::SetMaxRegisterActionAttr::get(ctx,
-                                          NVVM::SetMaxRegisterAction::decrease));
+  if (rebalance)
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
   Value isProducer = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
       indexConst(rewriter, loc, threads));
@@ -733,6 +785,42 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
               mapping.map(from, to);
             return producerValue(v, mapping);
           });
+          scf::YieldOp::create(lb, ll);
+        });
+    scf::YieldOp::create(b, l);
+  });
+  // The producer's second warp passes each stage on to the consumers: it
+  // waits for the stage's full barrier, then arrives on its named barrier.
+  Value tidNow = threadId(rewriter, loc);
+  Value isSignaller = arith::AndIOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, tidNow,
+                            indexConst(rewriter, loc, threads + kWarpSize)),
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
+                            indexConst(rewriter, loc, threads + 2 * kWarpSize)));
+  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
+    IRMapping outer;
+    Value pLower = cloneForProducer(rewriter, lower, kernel, outer);
+    Value pUpper = cloneForProducer(rewriter, upper, kernel, outer);
+    Value pStep = cloneForProducer(rewriter, step, kernel, outer);
+    scf::ForOp::create(
+        b, l, pLower, pUpper, pStep, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          Value it = arith::DivUIOp::create(
+              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
+          Value sC = indexConst(lb, ll, numStages);
+          Value s = arith::RemUIOp::create(lb, ll, it, sC);
+          Value phase = arith::RemUIOp::create(
+              lb, ll, arith::DivUIOp::create(lb, ll, it, sC),
+              indexConst(lb, ll, 2));
+          NVVM::MBarrierTryWaitParityOp::create(
+              lb, ll, barrierAt(lb, ll, fullOffset, s), toI32(lb, ll, phase),
+              i32Const(lb, ll, 10000000));
+          NVVM::BarrierArriveOp::create(
+              lb, ll,
+              arith::AddIOp::create(lb, ll, toI32(lb, ll, s),
+                                    i32Const(lb, ll, kFirstStageBarrier)),
+              i32Const(lb, ll, threads + kWarpSize));
           scf::YieldOp::create(lb, ll);
         });
     scf::YieldOp::create(b, l);

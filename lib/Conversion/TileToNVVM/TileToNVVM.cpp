@@ -115,6 +115,24 @@ SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
   return tile;
 }
 
+/// True when, in every thread, register r + 1 of `layout` holds the
+/// element after register r's along the last dimension.
+bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
+  MLIRContext *ctx = layout.getContext();
+  ArrayRef<AffineExpr> results = layout.getInverse().getResults();
+  for (auto [d, e] : llvm::enumerate(results)) {
+    auto at = [&](int64_t reg) {
+      return e.replaceDims(
+          {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
+    };
+    AffineExpr diff = simplifyAffineExpr(at(r + 1) - at(r), 1, 0);
+    auto c = dyn_cast<AffineConstantExpr>(diff);
+    if (!c || c.getValue() != (d + 1 == results.size() ? 1 : 0))
+      return false;
+  }
+  return true;
+}
+
 /// True when register `reg` of thread `tid` holds an element: with the
 /// cyclic layout of a tile whose size the thread count does not divide,
 /// register r of thread t holds element r * T + t only while that is in the
@@ -385,11 +403,86 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       if (dstScope == Scope::Shared)
         barrier(rewriter, loc);
       Value tid = threadId(rewriter, loc);
+      // Registers r, r + 1 that hold neighbours along the last dimension
+      // (the tensor-core accumulator layouts): one 2-element store where
+      // both are inside the tensor and the pair is aligned.
+      Value pairAligned;
+      bool pairs = dstGlobal && op.getTileShape().size() == 2 &&
+                   layout.getShape().size() == 2 &&
+                   op.getTarget().getType().getLayout().isIdentity() &&
+                   dstElt.isIntOrFloat() &&
+                   dstElt.getIntOrFloatBitWidth() % 8 == 0;
+      if (pairs) {
+        MemRefType type = op.getTarget().getType();
+        Value ld = memref::DimOp::create(rewriter, loc, dstBuffer,
+                                         type.getRank() - 1);
+        Value base = memref::ExtractAlignedPointerAsIndexOp::create(
+            rewriter, loc, dstBuffer);
+        int64_t pairBytes = 2 * dstElt.getIntOrFloatBitWidth() / 8;
+        Value zero = indexConst(rewriter, loc, 0);
+        auto isZero = [&](Value v) {
+          return arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                       v, zero);
+        };
+        pairAligned = arith::AndIOp::create(
+            rewriter, loc,
+            isZero(arith::RemUIOp::create(rewriter, loc, base,
+                                          indexConst(rewriter, loc,
+                                                     pairBytes))),
+            isZero(arith::RemUIOp::create(rewriter, loc, ld,
+                                          indexConst(rewriter, loc, 2))));
+      }
       for (int64_t r = 0; r < srcStorage->numRegisters; ++r) {
         Value reg = indexConst(rewriter, loc, r);
         Value value =
             memref::LoadOp::create(rewriter, loc, srcBuffer, ValueRange{reg});
         value = convertElements(rewriter, loc, value, dstElt);
+        if (pairs && r % 2 == 0 && r + 1 < srcStorage->numRegisters &&
+            holdsNeighbours(layout, r) &&
+            !registerHoldsElement(rewriter, loc, layout, tid, r + 1)) {
+          Value next = convertElements(
+              rewriter, loc,
+              memref::LoadOp::create(rewriter, loc, srcBuffer,
+                                     ValueRange{indexConst(rewriter, loc,
+                                                           r + 1)}),
+              dstElt);
+          SmallVector<Value> fragIdx =
+              indicesOfRegister(rewriter, loc, layout, tid, r);
+          SmallVector<Value> idx = dst.indices(
+              rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
+          SmallVector<Value> idx1 = idx;
+          idx1.back() = arith::AddIOp::create(rewriter, loc, idx.back(),
+                                              indexConst(rewriter, loc, 1));
+          // Both inside, and the first at an even position of its row.
+          Value inside = dst.cond(rewriter, loc, idx1);
+          Value even = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::eq,
+              arith::RemUIOp::create(rewriter, loc, idx.back(),
+                                     indexConst(rewriter, loc, 2)),
+              indexConst(rewriter, loc, 0));
+          Value fast = arith::AndIOp::create(
+              rewriter, loc, arith::AndIOp::create(rewriter, loc, inside, even),
+              pairAligned);
+          scf::IfOp::create(
+              rewriter, loc, fast,
+              [&](OpBuilder &b, Location l) {
+                Value vec = vector::FromElementsOp::create(
+                    b, l, VectorType::get({2}, dstElt),
+                    ValueRange{value, next});
+                // Aligned to the pair (checked above).
+                vector::StoreOp::create(
+                    b, l, vec, dstBuffer, idx, /*nontemporal=*/false,
+                    llvm::MaybeAlign(2 * dstElt.getIntOrFloatBitWidth() / 8));
+                scf::YieldOp::create(b, l);
+              },
+              [&](OpBuilder &b, Location l) {
+                storeTargetElement(b, l, dst, idx, value);
+                storeTargetElement(b, l, dst, idx1, next);
+                scf::YieldOp::create(b, l);
+              });
+          ++r;
+          continue;
+        }
         if (dstScope == Scope::Fragment) {
           memref::StoreOp::create(rewriter, loc, value, dstBuffer,
                                   ValueRange{reg});
