@@ -309,3 +309,28 @@ def test_cache_key_ignores_source_locations():
     ir = 'func.func @f() { return loc("/a/b.py":3:4) } loc("/a/b.py":1:1)'
     moved = ir.replace("/a/b.py", "/elsewhere/c.py")
     assert jit_mod._LOCATION.sub("", ir) == jit_mod._LOCATION.sub("", moved)
+
+
+def test_entries_of_another_compiler_build_are_recompiled(cache_dir, monkeypatch):
+    # An entry records the compiler build that wrote it; a different build
+    # (a rebuilt library) recompiles instead of serving stale binaries.
+    first = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    meta = json.loads((first.bundle_dir / "bundle.json").read_text())
+    assert meta["compiler_id"] == jit_mod._compiler_id()
+    calls = []
+    real = _compiler.compile_cuda
+
+    def counting(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(_compiler, "compile_cuda", counting)
+    tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert calls == []
+    monkeypatch.setattr(jit_mod, "_compiler_id", lambda: "another-build")
+    again = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert calls and json.loads((again.bundle_dir / "bundle.json").read_text())[
+        "compiler_id"] == "another-build"
+    # Without a compiler at hand (None), any intact entry serves.
+    assert cache_mod.lookup(jit_mod.cache.make_key("x"), None) is None
+    assert cache_mod.lookup(again.bundle_dir.name, None) == again.bundle_dir

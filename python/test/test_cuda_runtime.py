@@ -788,3 +788,54 @@ def test_runtime_cuda_does_not_import_the_compiler():
 def test_import_tilemlir_runtime_cuda_does_not_import_the_compiler():
     mods = _imports_after("import sys, tilemlir.runtime.cuda; print(' '.join(sys.modules))")
     assert "tilemlir._compiler" not in mods
+
+
+def test_tma_rows_not_16_byte_aligned_without_torch(tmp_path):
+    # 500 halves a row: 1000 bytes, not a multiple of 16 (TMA's stride unit).
+    d, meta = tma_bundle(tmp_path)
+    drv = FakeDriver()
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    with pytest.raises(ValueError, match="'X' is read with TMA.*pass a torch tensor"):
+        k(FakeCudaArray((256, 500), "<f2", 0x7f0000400000))
+    assert drv.encodes == [] and drv.launches == []
+
+
+class FakePaddedTensor(FakeTorchTensor):
+    """What torch.empty returns in the fake: records the copy into it."""
+
+    copies = []
+
+    def __getitem__(self, index):
+        return self
+
+    def copy_(self, src):
+        FakePaddedTensor.copies.append((self.shape, src.shape))
+        return self
+
+
+def test_tma_rows_not_16_byte_aligned_are_staged_in_a_padded_copy(tmp_path, fake_torch):
+    def empty(shape, dtype=None, device=None):
+        return FakePaddedTensor(shape, "float16", ptr=0x7f0000900000)
+    fake_torch.empty = empty
+    FakePaddedTensor.copies.clear()
+    d, meta = tma_bundle(tmp_path)
+    drv = FakeDriver(param_sizes=[128, 8])
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    x = FakeTorchTensor((256, 500), "float16", ptr=0x7f0000400000)
+    k(x)
+    # The descriptor reads the padded copy (rows of 504 halves = 1008 bytes)
+    # with the tensor's own sizes; the kernel's pointer argument is x itself.
+    (enc,) = drv.encodes
+    assert enc["address"] == 0x7f0000900000
+    assert enc["dims"] == [500, 256] and enc["strides"] == [1008]
+    assert FakePaddedTensor.copies == [((256, 504), (256, 500))]
+    assert drv.launches[0]["params"][1] == struct.pack("<Q", 0x7f0000400000)
+
+
+def test_kernel_args_of_tma_descriptors():
+    from tilemlir.jit import _kernel_args
+    params = [{"name": "A", "kind": "tensor", "dtype": "float16", "shape": [64, 32]},
+              {"name": "C", "kind": "tensor", "dtype": "float16", "shape": [64]}]
+    args = _kernel_args(params, [{"tma": {"param": 0, "box": [64, 32], "swizzle": 128}}, 1])
+    assert args[0] == {"kind": "tma", "param": 0, "box": [64, 32], "swizzle": 128}
+    assert [a["kind"] for a in args[1:]] == ["ptr", "ptr", "const", "dim", "stride"]

@@ -8,11 +8,12 @@
 //
 // RUN: rm -rf %t && split-file %s %t
 //
-// Layouts: the same on sm_80 and sm_90a; the CPU changes nothing.
-// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_80 | FileCheck %s
-// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_90a | FileCheck %s
+// Layouts: the same on sm_80 and sm_90a, except for gemms that sm_90a runs
+// as wgmma (one warpgroup per 64 rows: SM90 lines); the CPU changes nothing.
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90
 // RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=cpu | FileCheck %s --check-prefix=CPU
-// RUN: tile-opt %t/layouts.mlir -split-input-file --pass-pipeline='builtin.module(tile-infer-layouts{target=sm_80})' | FileCheck %s
+// RUN: tile-opt %t/layouts.mlir -split-input-file --pass-pipeline='builtin.module(tile-infer-layouts{target=sm_80})' | FileCheck %s --check-prefixes=CHECK,SM80
 //
 // Diagnostics: each NVIDIA target, an unknown target.
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 -verify-diagnostics
@@ -78,9 +79,11 @@ func.func @policies_128x128() {
 // -----
 
 // square picks the most balanced warp tile the shape allows: 64x256 over 4
-// warps is 1x4 warps of 64x64, not 2x2 warps of 32x128.
+// warps is 1x4 warps of 64x64, not 2x2 warps of 32x128. On sm_90a the four
+// warps are one warpgroup of wgmma m64n256 (warp w holds rows 16w..16w+15).
 // CHECK-LABEL: func.func @square_64x256
-// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64, 256], threads = 128, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<64x256xf32, #tile.scope<fragment>>
+// SM80: tile.alloc_fragment {tile.layout = #tile.fragment<[64, 256], threads = 128, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<64x256xf32, #tile.scope<fragment>>
+// SM90: tile.alloc_fragment {tile.layout = #tile.fragment<[64, 256], threads = 128, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 256) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 16) floordiv 16) * 32 + (d1 mod 256) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 128) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d1 floordiv 4) mod 32) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<64x256xf32, #tile.scope<fragment>
 func.func @square_64x256() {
   tile.kernel (%bx) in (1) threads(128) {
     %As = tile.alloc_shared : memref<64x16xf16, #tile.scope<shared>>
@@ -111,9 +114,11 @@ func.func @full_row_fallback() {
 
 // -----
 
-// 8 warps: 128x256 square is 2x4 warps of 64x64.
+// 8 warps: 128x256 square is 2x4 warps of 64x64; on sm_90a two warpgroups
+// of 64 rows.
 // CHECK-LABEL: func.func @eight_warps
-// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[128, 256], threads = 256, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x256xf32, #tile.scope<fragment>>
+// SM80: tile.alloc_fragment {tile.layout = #tile.fragment<[128, 256], threads = 256, (d0, d1) -> (((d0 floordiv 64) * 4 + d1 floordiv 64) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 64) floordiv 16) * 8 + (d1 mod 64) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 64 + (d1 floordiv 32) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 64 + ((d1 floordiv 4) mod 8) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x256xf32, #tile.scope<fragment>>
+// SM90: tile.alloc_fragment {tile.layout = #tile.fragment<[128, 256], threads = 256, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 256) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 16) floordiv 16) * 32 + (d1 mod 256) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 128) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d1 floordiv 4) mod 32) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x256xf32, #tile.scope<fragment>
 func.func @eight_warps() {
   tile.kernel (%bx, %by) in (2, 2) threads(256) {
     %As = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
@@ -136,7 +141,8 @@ func.func @eight_warps() {
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[16, 32], threads = 128, (d0, d1) -> ((d0 * 32 + d1) mod 128, (d0 * 32 + d1) floordiv 128), inverse = (d0, d1) -> ((d1 * 4 + d0 floordiv 32) mod 16, d0 mod 32)>} : memref<16x32xf16, #tile.scope<fragment>>
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[4, 8, 16], threads = 128, (d0, d1, d2) -> ((d0 * 128 + d1 * 16 + d2) mod 128, (d0 * 128 + d1 * 16 + d2) floordiv 128), inverse = (d0, d1) -> ((d1 + d0 floordiv 128) mod 4, (d0 floordiv 16) mod 8, d0 mod 16)>} : memref<4x8x16xf32, #tile.scope<fragment>>
 // CHECK: %[[A:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 16], threads = 128, (d0, d1) -> ((d0 * 16 + d1) mod 128, (d0 * 16 + d1) floordiv 128), inverse = (d0, d1) -> ((d1 * 8 + d0 floordiv 16) mod 64, d0 mod 16)>} : memref<64x16xf16, #tile.scope<fragment>>
-// CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
+// SM80: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
+// SM90: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 64) * 32
 // CHECK: tile.gemm %[[A]], %{{.*}}, %[[C]] :
 func.func @cyclic(%x: f32) {
   tile.kernel (%bx) in (1) threads(128) {
