@@ -46,17 +46,26 @@ NUM_SMS = 132
 
 
 def hopper_config(M, N, K, dtype):
-    """block_M, block_N, block_K, threads, num_stages for sm_90a: the
-    largest wgmma tile that still gives every SM a block."""
+    """block_M, block_N, block_K, threads, num_stages for sm_90a, from the
+    --tune runs recorded in benchmark/RESULTS.md: 128x256 tiles while they
+    still give most SMs a block, 128x128 with deeper pipelines for fewer
+    rows, 64x64 for the smallest grids; short K prefers 128x128."""
     if dtype == "float8_e4m3":
         configs = [(128, 256, 128, 256, 4), (128, 128, 128, 256, 5), (64, 128, 128, 128, 6)]
-    else:
-        configs = [(128, 256, 64, 256, 4), (128, 128, 64, 256, 5), (64, 128, 64, 128, 6),
-                   (64, 64, 64, 128, 8)]
-    for bm, bn, bk, threads, stages in configs:
-        if -(-M // bm) * -(-N // bn) >= NUM_SMS:
-            return bm, bn, bk, threads, stages
-    return configs[-1]
+        for bm, bn, bk, threads, stages in configs:
+            if -(-M // bm) * -(-N // bn) >= NUM_SMS:
+                return bm, bn, bk, threads, stages
+        return configs[-1]
+
+    def blocks(bm, bn):
+        return -(-M // bm) * -(-N // bn)
+    if K <= 2048 and blocks(128, 128) >= NUM_SMS:
+        return 128, 128, 64, 256, 4
+    if blocks(128, 256) >= 100:
+        return 128, 256, 64, 256, 4
+    if blocks(128, 128) >= 66:
+        return 128, 128, 64, 256, 6
+    return 64, 64, 64, 128, 8
 
 
 def shape_set():
@@ -78,6 +87,16 @@ def shape_set():
 SWEEP = [(ws, panel) for ws in (True, False) for panel in (None, 4, 8, 16)]
 
 
+# --tune: tile configurations tried at the shapes where the default is
+# weakest (block_M, block_N, block_K, threads, num_stages).
+TUNE_SHAPES = [(2048, 2048, 2048), (1024, 4096, 4096), (128, 4096, 4096),
+               (128, 11008, 4096), (4096, 11008, 4096)]
+TUNE_CONFIGS = [(128, 256, 64, 256, 4), (128, 256, 64, 256, 3), (128, 128, 64, 256, 4),
+                (128, 128, 64, 256, 6), (128, 128, 128, 256, 3), (64, 256, 64, 128, 4),
+                (64, 128, 64, 128, 6), (64, 128, 128, 128, 4), (64, 64, 64, 128, 8),
+                (128, 64, 64, 256, 6)]
+
+
 def build(args):
     sys.path.insert(0, str(HERE / "gpu"))
     import kernels
@@ -91,8 +110,12 @@ def build(args):
         jobs += [(s, s, s, False, False, "float16", True, ws, panel,
                   f"_ws{int(ws)}_sw{panel or 0}")
                  for s in (4096, 8192, 16384) for ws, panel in SWEEP]
-    for m, n, k, ta, tb, dtype, timed, ws, panel, suffix in jobs:
-        bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)
+    if args.tune:
+        jobs += [(m, n, k, False, False, "float16", True, True, args.panel,
+                  f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}", cfg)
+                 for m, n, k in TUNE_SHAPES for cfg in TUNE_CONFIGS]
+    for m, n, k, ta, tb, dtype, timed, ws, panel, suffix, *fixed in jobs:
+        bm, bn, bk, threads, stages = fixed[0] if fixed else hopper_config(m, n, k, dtype)
         name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
         if args.only and args.only not in name:
             continue
@@ -274,6 +297,8 @@ def main():
     b.add_argument("--only", help="only shapes whose name contains this")
     b.add_argument("--panel", type=int, default=8,
                    help="T.use_swizzle panel size of the shape set (0: off)")
+    b.add_argument("--tune", action="store_true",
+                   help="also compile TUNE_CONFIGS at TUNE_SHAPES (fp16)")
     b.add_argument("--sweep", action="store_true",
                    help="also compile variants (warp specialization, block order) at "
                         "4096^3 .. 16384^3")

@@ -247,6 +247,9 @@ constexpr int64_t kProducerRegisters = 40;
 constexpr int64_t kRegisterFile = 65536;
 constexpr int64_t kMaxRegisters = 240;
 constexpr int64_t kMaxThreadRegisters = 255;
+/// Accumulator registers per consumer thread from which the producer hands
+/// registers over (m64n192 and up).
+constexpr int64_t kRebalanceAccumulators = 96;
 /// Named barriers: 0 is the whole block's, 1 the consumers' (see
 /// finishKernelForNVVM), 2 .. 2 + S - 1 hand the stages to the consumers.
 constexpr int64_t kFirstStageBarrier = 2;
@@ -725,8 +728,14 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   for (Operation *op : moved)
     rewriter.moveOpBefore(op, thenBlock->getTerminator());
   // Only when the register file, not the per-thread limit, bounds the
-  // consumers (ptxas ignores setmaxnreg otherwise).
+  // consumers and their accumulators are large (otherwise ptxas cannot
+  // tell the register count at entry and ignores setmaxnreg).
+  int64_t accumulators = 0;
+  for (GemmOp gemm : wgmmas)
+    accumulators =
+        std::max(accumulators, getStorage(gemm.getC())->numRegisters);
   bool rebalance =
+      accumulators >= kRebalanceAccumulators &&
       (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
   int64_t consumerRegs = std::min<int64_t>(
       kMaxRegisters,
