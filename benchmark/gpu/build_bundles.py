@@ -19,6 +19,9 @@ sys.path.insert(0, str(HERE))
 import tilemlir  # noqa: E402
 import kernels  # noqa: E402
 
+sys.path.insert(0, str(HERE.parent))
+from gemm import hopper_config  # noqa: E402
+
 GEMMS = [
     # name, M, N, K, trans_A, trans_B, dtype
     ("gemm_f16_nn_4096", 4096, 4096, 4096, False, False, "float16"),
@@ -28,6 +31,9 @@ GEMMS = [
     ("gemm_f16_nn_small_odd", 200, 328, 136, False, False, "float16"),
     ("gemm_bf16_nn_4096", 4096, 4096, 4096, False, False, "bfloat16"),
     ("gemm_bf16_nn_odd", 4095, 4097, 1000, False, False, "bfloat16"),
+    # fp8 runs as wgmma only (sm_90a), with B given as N x K.
+    ("gemm_fp8_nt_4096", 4096, 4096, 4096, False, True, "float8_e4m3"),
+    ("gemm_fp8_nt_odd", 777, 1000, 392, False, True, "float8_e4m3"),
 ]
 
 
@@ -75,14 +81,26 @@ def main():
             print(f"{full:32s} compiled")
     for arch in args.archs:
         for name, m, n, k, ta, tb, dtype in GEMMS:
+            if dtype == "float8_e4m3" and arch != "sm_90a":
+                continue
             start = time.perf_counter()
-            prim = kernels.gemm(m, n, k, trans_A=ta, trans_B=tb, dtype=dtype)
+            out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
+            if arch == "sm_90a":
+                # The Hopper path: TMA, producer warpgroup, wgmma.
+                bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)
+                prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk,
+                                    threads=threads, num_stages=stages, trans_A=ta,
+                                    trans_B=tb, dtype=dtype, out_dtype=out_dtype,
+                                    swizzle_panel=8)
+            else:
+                prim = kernels.gemm(m, n, k, trans_A=ta, trans_B=tb, dtype=dtype)
             kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={arch}")
             seconds = time.perf_counter() - start
             full = f"{name}_{arch}"
             shutil.copytree(kernel.bundle_dir, out / full)
             index.append({"name": full, "kind": "gemm", "M": m, "N": n, "K": k,
-                          "trans_A": ta, "trans_B": tb, "dtype": dtype, "arch": arch,
+                          "trans_A": ta, "trans_B": tb, "dtype": dtype,
+                          "out_dtype": out_dtype, "arch": arch,
                           "compile_s": round(seconds, 3)})
             print(f"{full:32s} compiled in {seconds:.2f} s")
     fa = _load_flash_attention()

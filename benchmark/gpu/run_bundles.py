@@ -24,15 +24,21 @@ def bench(fn):
     return triton.testing.do_bench(fn, warmup=25, rep=100, return_mode="median")
 
 
+def flops_of(m, n, k):
+    return 2 * m * n * k
+
+
 def run_gemm(bundle_dir, entry, timed=True):
     kernel = load_bundle(bundle_dir)
-    dt = getattr(torch, entry["dtype"])
+    fp8 = entry["dtype"] == "float8_e4m3"
+    dt = torch.float8_e4m3fn if fp8 else getattr(torch, entry["dtype"])
+    out_dt = getattr(torch, entry.get("out_dtype", entry["dtype"]))
     m, n, k = entry["M"], entry["N"], entry["K"]
     a_shape = (k, m) if entry["trans_A"] else (m, k)
     b_shape = (n, k) if entry["trans_B"] else (k, n)
-    a = torch.randn(a_shape, device="cuda", dtype=dt)
-    b = torch.randn(b_shape, device="cuda", dtype=dt)
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=dt)
+    a = torch.randn(a_shape, device="cuda").to(dt)
+    b = torch.randn(b_shape, device="cuda").to(dt)
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
     kernel(a, b, c)
     torch.cuda.synchronize()
     op_a = a.t() if entry["trans_A"] else a
@@ -43,7 +49,15 @@ def run_gemm(bundle_dir, entry, timed=True):
     if not timed:
         return ok, err, 0.0, 1.0
     ours = bench(lambda: kernel(a, b, c))
-    theirs = bench(lambda: torch.matmul(op_a, op_b))
+    if fp8:
+        # torch._scaled_mm wants dimensions that are multiples of 16.
+        if m % 16 or n % 16 or k % 16:
+            return ok, err, flops_of(m, n, k) / ours / 1e9, float("nan")
+        one = torch.tensor(1.0, device="cuda")
+        theirs = bench(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
+                                                out_dtype=out_dt))
+    else:
+        theirs = bench(lambda: torch.matmul(op_a, op_b))
     flops = 2 * m * n * k
     return ok, err, flops / ours / 1e9, flops / theirs / 1e9
 
