@@ -1,4 +1,13 @@
-"""GEMM autotuned over tile shapes, pipeline depth and rasterization."""
+"""GEMM autotuned over tile shapes, pipeline depth, rasterization and, on
+Hopper, warp specialization.
+
+On sm_90a a gemm runs as wgmma when the block has one warpgroup (128
+threads) per 64 rows of the tile and its pipelined copies load whole
+128-byte rows (block_K = 64 halves): the Hopper configurations keep
+thread_num = 2 * block_M and try the producer warpgroup on and off
+(T.Pipelined(warp_specialize=...)) and the L2 block order
+(T.use_swizzle). Elsewhere the search is over the mma.sync tiles.
+"""
 
 import itertools
 
@@ -7,9 +16,24 @@ import numpy as np
 import tilemlir
 import tilemlir.language as T
 
+# Dynamic shared memory a block may use on sm_90a (227 KiB).
+HOPPER_SHARED_BYTES = 227 * 1024
 
-def get_configs(M, N, K):
+
+def get_configs(M, N, K, hopper=False):
     configs = []
+    if hopper:
+        for (block_M, block_N), num_stages, warp_specialize, enable_rasterization in \
+                itertools.product([(128, 256), (128, 128), (64, 128), (64, 64)], [3, 4, 6],
+                                  [True, False], [True, False]):
+            stage_bytes = (block_M + block_N) * 64 * 2
+            if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
+                continue
+            configs.append(dict(block_M=block_M, block_N=block_N, block_K=64,
+                                num_stages=num_stages, thread_num=2 * block_M,
+                                warp_specialize=warp_specialize,
+                                enable_rasterization=enable_rasterization))
+        return configs
     for block_M, block_N, block_K, num_stages, enable_rasterization in itertools.product(
             [64, 128], [64, 128], [32, 64], [2, 3], [True, False]):
         configs.append(dict(block_M=block_M, block_N=block_N, block_K=block_K,
@@ -22,7 +46,8 @@ def ref_program(A, B):
 
 
 def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_num=128,
-           enable_rasterization=True, dtype="float16", accum_dtype="float"):
+           enable_rasterization=True, warp_specialize=True, dtype="float16",
+           accum_dtype="float"):
 
     @T.prim_func
     def main(
@@ -36,7 +61,8 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             T.use_swizzle(panel_size=10, enable=enable_rasterization)
             T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
+                                 warp_specialize=warp_specialize):
                 T.copy(A[by * block_M, k * block_K], A_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm(A_shared, B_shared, C_local)
@@ -46,7 +72,12 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
 
 
 def main(M=512, N=512, K=512, configs=None):
-    tuner = tilemlir.AutoTuner.from_kernel(kernel=matmul, configs=configs or get_configs(M, N, K))
+    if configs is None:
+        # The Hopper space where the kernels will run on an sm_90 GPU.
+        from tilemlir.jit import resolve_target
+        hopper = resolve_target("auto").endswith("sm_90a")
+        configs = get_configs(M, N, K, hopper=hopper)
+    tuner = tilemlir.AutoTuner.from_kernel(kernel=matmul, configs=configs)
     result = (tuner.set_compile_args(out_idx=[-1], target="auto")
               .set_profile_args(ref_prog=ref_program)
               .set_kernel_args(M, N, K)

@@ -2,6 +2,8 @@
 
 import pytest
 
+import tilemlir
+
 from conftest import load_example
 
 
@@ -61,3 +63,19 @@ def test_flash_attention(is_causal):
 def test_flash_attention_two_batches_odd_seq():
     example = load_example("flash_attention/example_mha_fwd.py")
     example.main(batch=2, heads=1, seq_len=77, dim=32, is_causal=True)
+
+
+def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
+    # The Hopper search space: one warpgroup per 64 rows, 128-byte K rows,
+    # stages that fit in shared memory; its kernels run as wgmma on sm_90a.
+    example = load_example("gemm/example_gemm_autotune.py")
+    configs = example.get_configs(4096, 4096, 4096, hopper=True)
+    assert configs and all(c["thread_num"] == 2 * c["block_M"] and c["block_K"] == 64
+                           for c in configs)
+    assert {c["warp_specialize"] for c in configs} == {True, False}
+    assert all(c["num_stages"] * (c["block_M"] + c["block_N"]) * 128
+               <= example.HOPPER_SHARED_BYTES for c in configs)
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    kernel = tilemlir.compile(example.matmul(512, 512, 512, **configs[0]), out_idx=[-1],
+                              target="cuda -arch=sm_90a")
+    assert "wgmma.mma_async" in kernel.get_kernel_source()
