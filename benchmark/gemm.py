@@ -40,6 +40,9 @@ ODD = [
     (1000, 520, 264, True, False, "bfloat16"),
     (1000, 520, 264, True, True, "float16"),
     (777, 1000, 392, False, True, "float8_e4m3"),
+    # Tensors smaller than one TMA box in some dimension.
+    (17, 72, 24, False, False, "float16"),
+    (16, 32, 48, False, True, "float8_e4m3"),
 ]
 
 NUM_SMS = 132

@@ -839,3 +839,15 @@ def test_kernel_args_of_tma_descriptors():
     args = _kernel_args(params, [{"tma": {"param": 0, "box": [64, 32], "swizzle": 128}}, 1])
     assert args[0] == {"kind": "tma", "param": 0, "box": [64, 32], "swizzle": 128}
     assert [a["kind"] for a in args[1:]] == ["ptr", "ptr", "const", "dim", "stride"]
+
+
+def test_tma_descriptor_of_an_empty_tensor(tmp_path):
+    # K = 0: the kernel loads nothing, but its descriptor parameter must
+    # still be a valid tensor map.
+    d, meta = tma_bundle(tmp_path, box=[64, 64])
+    meta["grid"] = ["1"]
+    drv = FakeDriver()
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    k(FakeCudaArray((256, 0), "<f2", 0x7f0000400000))
+    (enc,) = drv.encodes
+    assert enc["dims"] == [1, 256] and enc["strides"] == [16]

@@ -708,6 +708,9 @@ def _tma_source(v, item, name):
     enqueued). The descriptor keeps the tensor's own shape, so the padding
     is never read."""
     strides = [s * item for s in v.strides]
+    if 0 in v.shape:
+        # Nothing to read: any valid strides do (see pack_args).
+        return v.ptr, [16 * (len(strides) - 1 - i) or item for i in range(len(strides))], None
     if v.ptr % 16 == 0 and all(s % 16 == 0 for s in strides[:-1]):
         return v.ptr, strides, None
     torch = sys.modules.get("torch")
@@ -1017,8 +1020,11 @@ class CudaKernel:
             else:   # tma
                 item = a["elem"].itemsize
                 ptr, strides, copy = _tma_source(v, item, p["name"])
+                # An empty dimension (K = 0, say) means the kernel loads
+                # nothing from it; the descriptor still needs sizes >= 1.
+                shape = [max(1, d) for d in v.shape]
                 tmap = encode_tensor_map(
-                    ptr, a["elem"].name, v.shape, strides, a["box"],
+                    ptr, a["elem"].name, shape, strides, a["box"],
                     element_strides=a["element_strides"], swizzle=a["swizzle"],
                     l2_promotion=a["l2_promotion"], oob_fill=a["oob_fill"],
                     driver=driver if driver is not None else self.driver, name=p["name"])
