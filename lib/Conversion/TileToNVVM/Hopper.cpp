@@ -319,6 +319,65 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
   return true;
 }
 
+
+/// Stores of `accumulator` to global memory after `loop` go through the
+/// loop's free stage buffers (`regionBytes` at shared address `region`):
+/// every thread writes its registers (in pairs) into a row-padded shared
+/// tile, then the block stores the tile in 16-byte vectors, whole rows at a
+/// time, instead of each thread storing its scattered pairs.
+void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
+                   Value smem, Value smemBase, Value region,
+                   int64_t regionBytes) {
+  MLIRContext *ctx = loop.getContext();
+  auto fragType = cast<MemRefType>(accumulator.getType());
+  for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
+    auto copy = dyn_cast<CopyOp>(user);
+    if (!copy || copy.getSource() != accumulator ||
+        copy->getBlock() != loop->getBlock() ||
+        !loop->isBeforeInBlock(copy) || !isGlobal(copy.getTarget().getType()))
+      continue;
+    MemRefType target = copy.getTarget().getType();
+    Type elt = target.getElementType();
+    if (fragType.getRank() != 2 ||
+        ArrayRef<int64_t>(copy.getSourceSizes()) != fragType.getShape() ||
+        !target.getLayout().isIdentity() || !elt.isIntOrFloat() ||
+        elt.getIntOrFloatBitWidth() % 8 != 0)
+      continue;
+    int64_t rows = fragType.getDimSize(0), cols = fragType.getDimSize(1);
+    int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+    // 16 bytes of padding a row: consecutive rows start 4 banks apart, so
+    // the pair stores of a warp (8 rows x 4 threads) hit 32 banks.
+    int64_t padded = cols + 16 / eltBytes;
+    if (rows * padded * eltBytes > regionBytes || (cols * eltBytes) % 16 != 0)
+      continue;
+    Location loc = copy.getLoc();
+    rewriter.setInsertionPoint(copy);
+    auto workgroup =
+        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    Value offset = arith::SubIOp::create(rewriter, loc, region, smemBase);
+    Value view = memref::ViewOp::create(
+        rewriter, loc,
+        MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
+                        workgroup),
+        smem, offset, ValueRange{});
+    auto staged = UnrealizedConversionCastOp::create(
+        rewriter, loc,
+        MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
+                        ScopeAttr::get(ctx, Scope::Shared)),
+        view);
+    staged->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    SmallVector<int64_t> zeros = {0, 0}, sizes = {rows, cols};
+    CopyOp::create(rewriter, loc, accumulator, ValueRange{}, zeros, sizes,
+                   staged.getResult(0), ValueRange{}, zeros, sizes,
+                   /*pad=*/nullptr);
+    CopyOp::create(rewriter, loc, staged.getResult(0), ValueRange{}, zeros,
+                   sizes, copy.getTarget(), copy.getTargetOffsets(),
+                   copy.getStaticTargetOffsets(), copy.getTargetSizes(),
+                   /*pad=*/nullptr);
+    rewriter.eraseOp(copy);
+  }
+}
+
 } // namespace
 
 void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
@@ -704,6 +763,11 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     waitForWgmma(rewriter, loc, *getStorage(gemm.getC()), 0);
   if (!specialize)
     return true;
+  // Once the loop is done, the stage buffers are free (every load was
+  // consumed): accumulators stored to global memory go through them.
+  for (GemmOp gemm : wgmmas)
+    stageEpilogue(rewriter, loop, gemm.getC(), smem, smemBase, region,
+                  numStages * stageBytes);
 
   // The block splits: threads 0 .. T - 1 run the kernel as written (the
   // consumers), an extra warpgroup (the producer) loads the stages: its

@@ -407,7 +407,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       // (the tensor-core accumulator layouts): one 2-element store where
       // both are inside the tensor and the pair is aligned.
       Value pairAligned;
-      bool pairs = dstGlobal && op.getTileShape().size() == 2 &&
+      bool pairs = (dstGlobal || dstScope == Scope::Shared) &&
+                   op.getTileShape().size() == 2 &&
                    layout.getShape().size() == 2 &&
                    op.getTarget().getType().getLayout().isIdentity() &&
                    dstElt.isIntOrFloat() &&
@@ -453,16 +454,16 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
           SmallVector<Value> idx1 = idx;
           idx1.back() = arith::AddIOp::create(rewriter, loc, idx.back(),
                                               indexConst(rewriter, loc, 1));
-          // Both inside, and the first at an even position of its row.
-          Value inside = dst.cond(rewriter, loc, idx1);
+          // Both inside (a global target), and the first at an even
+          // position of its row.
           Value even = arith::CmpIOp::create(
               rewriter, loc, arith::CmpIPredicate::eq,
               arith::RemUIOp::create(rewriter, loc, idx.back(),
                                      indexConst(rewriter, loc, 2)),
               indexConst(rewriter, loc, 0));
-          Value fast = arith::AndIOp::create(
-              rewriter, loc, arith::AndIOp::create(rewriter, loc, inside, even),
-              pairAligned);
+          Value fast = arith::AndIOp::create(rewriter, loc, even, pairAligned);
+          if (Value inside = dst.cond(rewriter, loc, idx1))
+            fast = arith::AndIOp::create(rewriter, loc, inside, fast);
           scf::IfOp::create(
               rewriter, loc, fast,
               [&](OpBuilder &b, Location l) {

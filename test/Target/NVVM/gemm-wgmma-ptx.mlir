@@ -35,10 +35,12 @@
 // F16: wgmma.commit_group.sync.aligned
 // F16: wgmma.wait_group.sync.aligned 1
 // F16: mbarrier.arrive.shared.b64
-// After the loop: every wgmma done, then f16x2 stores of C.
+// After the loop: every wgmma done, then C goes through the free stage
+// buffers: f16x2 pairs into shared memory, 16-byte vectors out.
 // F16: wgmma.wait_group.sync.aligned 0
 // F16-NEXT: membar.cta
-// F16: st.global.{{b32|v2.b16}}
+// F16: st.shared.b32
+// F16: st.global.v4.b32
 // Producer: fewer registers, TMA loads of 128-byte-swizzled panels.
 // F16: setmaxnreg.dec.sync.aligned.u32 40
 // F16-DAG: mbarrier.try_wait.parity.shared.b64
