@@ -120,7 +120,7 @@ def build(args):
     for m, n, k, ta, tb, dtype, timed, ws, panel, suffix, *fixed in jobs:
         bm, bn, bk, threads, stages = fixed[0] if fixed else hopper_config(m, n, k, dtype)
         name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
-        if args.only and args.only not in name:
+        if args.only and not name.startswith(args.only):
             continue
         out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
         start = time.perf_counter()
@@ -227,7 +227,7 @@ def run(args):
     ratios = []
     failed = 0
     for e in index:
-        if args.only and args.only not in e["name"]:
+        if args.only and not e["name"].startswith(args.only):
             continue
         m, n, k = e["M"], e["N"], e["K"]
         kernel = load_bundle(root / e["name"])
@@ -297,7 +297,7 @@ def main():
     b = sub.add_parser("build", help="compile the bundles (build machine)")
     b.add_argument("--out", default=".bundles/gemm")
     b.add_argument("--arch", default="sm_90a")
-    b.add_argument("--only", help="only shapes whose name contains this")
+    b.add_argument("--only", help="only shapes whose name starts with this")
     b.add_argument("--panel", type=int, default=8,
                    help="T.use_swizzle panel size of the shape set (0: off)")
     b.add_argument("--tune", action="store_true",
@@ -308,7 +308,7 @@ def main():
     r = sub.add_parser("run", help="check and time the bundles (GPU machine)")
     r.add_argument("bundles")
     r.add_argument("--triton", action="store_true", help="also time Triton's tutorial kernel")
-    r.add_argument("--only", help="only shapes whose name contains this")
+    r.add_argument("--only", help="only shapes whose name starts with this")
     r.add_argument("--check-only", action="store_true", help="check, do not time")
     args = parser.parse_args()
     build(args) if args.cmd == "build" else run(args)
