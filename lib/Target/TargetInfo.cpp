@@ -171,7 +171,7 @@ public:
   }
   LogicalResult lowerKernel(RewriterBase &rewriter,
                             KernelOp kernel) const override {
-    return lowerKernelToNVVM(rewriter, kernel);
+    return lowerKernelToNVVM(rewriter, kernel, sm);
   }
 
 private:

@@ -727,3 +727,22 @@ def test_warp_specialize_is_ignored_on_the_cpu(rng):
     a, b = randn(rng, (128, 128), "float16"), randn(rng, (128, 128), "float16")
     c = k(a, b)
     np.testing.assert_allclose(f64(c), f64(a) @ f64(b), rtol=2e-2, atol=2e-1)
+
+
+def test_sm90a_cluster_launch_in_the_bundle(tmp_path, monkeypatch):
+    # T.Kernel(..., cluster_dims=...) reaches the launch: the bundle asks the
+    # runtime for cuLaunchKernelEx with a cluster size.
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+
+    @T.prim_func
+    def scale(A: T.Tensor((256,), "float32"), B: T.Tensor((256,), "float32")):
+        with T.Kernel(4, threads=64, cluster_dims=(2,)) as bx:
+            for i in T.Parallel(64):
+                B[bx * 64 + i] = A[bx * 64 + i] * 2.0
+
+    import json
+    k = tilemlir.compile(scale, out_idx=[1], target="cuda -arch=sm_90a")
+    meta = json.loads((k.bundle_dir / "bundle.json").read_text())
+    assert meta["cluster"] == [2, 1, 1]
+    with pytest.raises(tilemlir.TileCompileError, match="cluster"):
+        tilemlir.compile(scale, out_idx=[1], target="cuda -arch=sm_80")

@@ -2041,7 +2041,7 @@ static void sinkHostComputations(RewriterBase &rewriter, KernelOp kernel) {
 }
 
 LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
-                                            KernelOp kernel) {
+                                            KernelOp kernel, int sm) {
   Location loc = kernel.getLoc();
   sinkHostComputations(rewriter, kernel);
   rewriter.setInsertionPoint(kernel);
@@ -2062,13 +2062,30 @@ LogicalResult mlir::tile::lowerKernelToNVVM(RewriterBase &rewriter,
   Value shared =
       arith::ConstantIntOp::create(rewriter, loc, rewriter.getI32Type(),
                                    sharedAttr ? sharedAttr.getInt() : 0);
-  if (kernel.getCluster())
-    return kernel.emitOpError()
-           << "uses thread-block clusters, which the NVIDIA lowering does not "
-              "support yet; remove cluster(...)";
-  auto launch = gpu::LaunchOp::create(rewriter, loc, grid[0], grid[1], grid[2],
-                                      threads, one, one, shared);
+  // Thread-block clusters (sm_90 and later): the launch's cluster size.
+  SmallVector<Value> cluster(3, Value());
+  if (std::optional<ArrayRef<int64_t>> dims = kernel.getCluster()) {
+    if (sm < 90)
+      return kernel.emitOpError()
+             << "uses thread-block clusters, which sm_" << sm
+             << " does not have (they need sm_90a); remove cluster(...)";
+    for (int64_t d = 0; d < 3; ++d)
+      cluster[d] = indexConst(rewriter, loc,
+                              d < static_cast<int64_t>(dims->size())
+                                  ? (*dims)[d]
+                                  : 1);
+  }
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, grid[0], grid[1], grid[2], threads, one, one, shared,
+      /*asyncTokenType=*/nullptr, /*asyncDependencies=*/ValueRange{},
+      /*workgroupAttributions=*/TypeRange{}, /*privateAttributions=*/TypeRange{},
+      cluster[0], cluster[1], cluster[2]);
   Block &launchBody = launch.getBody().front();
+  // The builder leaves out the cluster ids and sizes the body takes after
+  // the block / thread ids and sizes when the launch has a cluster size.
+  if (cluster[0] && launchBody.getNumArguments() == 12)
+    for (int i = 0; i < 6; ++i)
+      launchBody.addArgument(rewriter.getIndexType(), loc);
   rewriter.setInsertionPointToEnd(&launchBody);
   auto terminator = gpu::TerminatorOp::create(rewriter, loc);
   gpu::KernelDim3 ids = launch.getBlockIds();

@@ -31,8 +31,10 @@ void populateTileToNVVMOpPatterns(RewritePatternSet &patterns, int sm);
 /// Checks that nothing still needs the tile view of a buffer and drops it.
 LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 
-/// Replaces `kernel` by a gpu.launch of its grid with `threads` threads.
-LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel);
+/// Replaces `kernel` by a gpu.launch of its grid with `threads` threads (and
+/// its producer warpgroup, if any) and its cluster size (sm >= 90).
+LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel,
+                                int sm);
 
 /// The shared-memory bytes a prepared kernel needs.
 inline StringRef getSharedBytesAttrName() { return "tile.shared_bytes"; }

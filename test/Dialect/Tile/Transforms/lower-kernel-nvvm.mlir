@@ -13,6 +13,7 @@
 // RUN: tile-opt %t/chain.mlir --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 | FileCheck %s --check-prefix=CHAIN
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/not-lowered.mlir --tile-lower-kernel=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %t/cluster.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a --tile-lower-kernel=target=sm_90a --canonicalize | FileCheck %s --check-prefix=CLUSTER
 // RUN: tile-opt %t/unknown-target.mlir --tile-lower-kernel=target=sm_70 -verify-diagnostics
 
 //--- lowered.mlir
@@ -134,9 +135,9 @@ func.func @chain(%A: memref<?x?xf16>, %C: memref<?x?xf16>) {
 
 //--- invalid.mlir
 
-// Thread-block clusters have no NVIDIA lowering yet.
+// sm_80 has no thread-block clusters.
 func.func @cluster(%out: memref<?xf32>, %x: f32) {
-  // expected-error @below {{'tile.kernel' op uses thread-block clusters, which the NVIDIA lowering does not support yet; remove cluster(...)}}
+  // expected-error @below {{'tile.kernel' op uses thread-block clusters, which sm_80 does not have (they need sm_90a); remove cluster(...)}}
   tile.kernel (%bx) in (4) threads(32) cluster(2) {
     tile.atomic_add %out[%bx], %x : memref<?xf32>, f32
   }
@@ -180,4 +181,17 @@ module {
   func.func @f() {
     return
   }
+}
+
+//--- cluster.mlir
+
+// On sm_90a the launch gets the kernel's cluster size (unit y / z when
+// absent); the launcher starts it with cuLaunchKernelEx.
+// CLUSTER-LABEL: func.func @cluster
+// CLUSTER: gpu.launch clusters({{.*}}) in (%{{.*}} = %c2, %{{.*}} = %c1, %{{.*}} = %c1) blocks({{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c2, %{{.*}} = %c1) threads
+func.func @cluster(%out: memref<?xf32>, %x: f32) {
+  tile.kernel (%bx, %by) in (4, 2) threads(64) cluster(2, 1) {
+    tile.atomic_add %out[%bx], %x : memref<?xf32>, f32
+  }
+  return
 }
