@@ -7,14 +7,23 @@
 //                   128-byte-swizzled panels (the layout TMA's 128-byte
 //                   swizzle writes and wgmma's shared-memory descriptors
 //                   read), 1024-byte aligned;
-//   full barriers   one mbarrier per stage; thread 0 arms it with the
-//                   stage's byte count and issues the TMA loads, which
-//                   complete it; every thread waits on its parity;
-//   the loop        iteration i waits for stage i mod S, runs its body (the
-//                   gemm issues wgmmas and leaves them in flight:
-//                   wgmma.wait_group 1), then the block synchronizes and
-//                   thread 0 loads iteration i + S - 1 into the stage that
-//                   iteration i - 1 read (its wgmmas have completed).
+//   full barriers   one mbarrier per stage, armed with the stage's byte
+//                   count by the thread that issues its TMA loads, which
+//                   complete it;
+//   the gemms       wgmma from shared-memory descriptors, each group left
+//                   in flight one iteration (wgmma.wait_group 1).
+//
+// With warp specialization (the default) the block gets a producer
+// warpgroup after its own threads: its first thread waits on a stage's
+// *empty* mbarrier (every consumer thread arrives once its wgmmas of that
+// stage completed) and loads the next iteration into it; its second warp
+// waits on each full barrier and hands the stage to the consumers with a
+// named barrier (bar.arrive / bar.sync: a spin loop between in-flight
+// wgmmas would make ptxas serialize them all). setmaxnreg moves registers
+// from the producer to the consumers, and after the loop the accumulators
+// leave through the free stage buffers. Without it, thread 0 loads
+// iteration i + S - 1 after a block barrier at the end of iteration i and
+// every thread waits on the full barriers.
 //
 // TMA descriptors are kernel parameters (a CUtensorMap passed by value, a
 // grid constant): the function gets one `!llvm.ptr` argument per distinct
