@@ -3,7 +3,8 @@ compiled and run on the default target with its check and time.
 
 1. The seed GEMM in tile IR (examples/gemm/gemm.mlir): verified for every
    target, lowered to LLVM by tile-to-cpu and to PTX / cubin by tile-to-nvvm,
-   with tile-opt.
+   with tile-opt; its Hopper-sized version (examples/gemm/gemm_sm90.mlir)
+   to sm_90a PTX with TMA, warp specialization and wgmma.
 2. The seed GEMM in TileLang's Python (examples/gemm/example_gemm.py):
    compiled for the default target (CUDA when an NVIDIA GPU and torch are
    present, else the CPU), checked at an odd shape, timed at 1024^3 (4096^3
@@ -26,9 +27,12 @@ SEED_PY = ROOT / "examples" / "gemm" / "example_gemm.py"
 TARGETS = ["cpu", "sm_80", "sm_90a", "gfx942"]
 
 
-def tile_opt(binary, args):
+HOPPER_IR = ROOT / "examples" / "gemm" / "gemm_sm90.mlir"
+
+
+def tile_opt(binary, args, source=SEED_IR):
     start = time.perf_counter()
-    proc = subprocess.run([binary, str(SEED_IR), *args], capture_output=True, text=True)
+    proc = subprocess.run([binary, str(source), *args], capture_output=True, text=True)
     elapsed = time.perf_counter() - start
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr)
@@ -51,6 +55,12 @@ def main():
         out, t = tile_opt(args.tile_opt, [f"--tile-to-nvvm=chip={chip} format={fmt}"])
         mma = "mma.sync in the PTX" if fmt == "isa" and "mma.sync" in out else ""
         print(f"    tile-to-nvvm chip={chip:6s} -> {what} {mma} ({t * 1e3:4.0f} ms)")
+    # The Hopper tiles (128x256x64, two warpgroups): TMA, a producer
+    # warpgroup and wgmma.
+    out, t = tile_opt(args.tile_opt, ["--tile-to-nvvm=chip=sm_90a format=isa"], HOPPER_IR)
+    parts = [p for p in ("wgmma.mma_async", "cp.async.bulk.tensor", "setmaxnreg") if p in out]
+    print(f"    {HOPPER_IR.relative_to(ROOT)} sm_90a -> PTX with {', '.join(parts)} "
+          f"({t * 1e3:4.0f} ms)")
 
     print(f"[2] seed GEMM in Python: {SEED_PY.relative_to(ROOT)}")
     spec = importlib.util.spec_from_file_location("example_gemm", SEED_PY)
