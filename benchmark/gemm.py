@@ -52,7 +52,7 @@ def hopper_config(M, N, K, dtype):
     """block_M, block_N, block_K, threads, num_stages for sm_90a, from the
     --tune runs recorded in benchmark/RESULTS.md: 128x256 tiles while they
     still give most SMs a block, 128x128 with deeper pipelines for fewer
-    rows, 64x64 for the smallest grids; short K prefers 128x128."""
+    rows, 64x64 for the smallest grids."""
     if dtype == "float8_e4m3":
         configs = [(128, 256, 128, 256, 4), (128, 128, 128, 256, 5), (64, 128, 128, 128, 6)]
         for bm, bn, bk, threads, stages in configs:
@@ -62,8 +62,6 @@ def hopper_config(M, N, K, dtype):
 
     def blocks(bm, bn):
         return -(-M // bm) * -(-N // bn)
-    if K <= 2048 and blocks(128, 128) >= NUM_SMS:
-        return 128, 128, 64, 256, 4
     if blocks(128, 256) >= 100:
         return 128, 256, 64, 256, 4
     if blocks(128, 128) >= 66:
@@ -92,8 +90,8 @@ SWEEP = [(ws, panel) for ws in (True, False) for panel in (None, 4, 8, 16)]
 
 # --tune: tile configurations tried at the shapes where the default is
 # weakest (block_M, block_N, block_K, threads, num_stages).
-TUNE_SHAPES = [(2048, 2048, 2048), (1024, 4096, 4096), (128, 4096, 4096),
-               (128, 11008, 4096), (4096, 11008, 4096)]
+TUNE_SHAPES = [(2048, 2048, 2048), (16384, 16384, 16384), (128, 4096, 4096),
+               (128, 4096, 11008), (4096, 11008, 4096)]
 TUNE_CONFIGS = [(128, 256, 64, 256, 4), (128, 256, 64, 256, 3), (128, 128, 64, 256, 4),
                 (128, 128, 64, 256, 6), (128, 128, 128, 256, 3), (64, 256, 64, 128, 4),
                 (64, 128, 64, 128, 6), (64, 128, 128, 128, 4), (64, 64, 64, 128, 8),
