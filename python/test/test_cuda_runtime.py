@@ -851,3 +851,28 @@ def test_tma_descriptor_of_an_empty_tensor(tmp_path):
     k(FakeCudaArray((256, 0), "<f2", 0x7f0000400000))
     (enc,) = drv.encodes
     assert enc["dims"] == [1, 256] and enc["strides"] == [16]
+
+
+def test_repeated_launches_reuse_packed_parameters(tmp_path, fake_torch):
+    # The second launch with the same tensors and scalars skips the checks
+    # and the packing (no new descriptor, no context queries) but launches
+    # the same parameters on torch's current stream.
+    d, meta = tma_bundle(tmp_path)
+    drv = FakeDriver(param_sizes=[128, 8])
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    x = FakeTorchTensor((256, 512), "float16", ptr=0x7f0000400000)
+    k(x)
+    calls = len(drv.calls) if hasattr(drv, "calls") else None
+    k(x)
+    k(x)
+    assert len(drv.encodes) == 1 and len(drv.launches) == 3
+    assert drv.launches[1]["params"] == drv.launches[0]["params"] == drv.launches[2]["params"]
+    assert drv.launches[2]["stream"] == 0x5EED and drv.launches[2]["grid"] == (4, 1, 1)
+    del calls
+    # Another pointer or shape: checked and packed again.
+    k(FakeTorchTensor((256, 512), "float16", ptr=0x7f0000800000))
+    k(FakeTorchTensor((128, 512), "float16", ptr=0x7f0000400000))
+    assert len(drv.encodes) == 3 and drv.launches[-1]["grid"] == (2, 1, 1)
+    # Bad arguments are still caught (they miss the cache).
+    with pytest.raises(TypeError, match="must have dtype float16"):
+        k(FakeTorchTensor((256, 512), "float32", ptr=0x7f0000400000))
