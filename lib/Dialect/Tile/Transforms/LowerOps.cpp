@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 #include "tile/Target/TargetInfo.h"
 
@@ -34,9 +35,23 @@ struct TileLowerOpsPass
     SmallVector<KernelOp> kernels;
     getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     IRRewriter rewriter(&getContext());
-    for (KernelOp kernel : kernels)
+    for (KernelOp kernel : kernels) {
       if (failed(info->prepareLowerOps(rewriter, kernel)))
         return signalPassFailure();
+      // The placed buffers (with the pipelines' stage buffers, barriers and
+      // alignment) must fit: tile-verify-target only estimates them.
+      if (auto bytes = kernel->getAttrOfType<IntegerAttr>(
+              getSharedBytesAttrName());
+          bytes && bytes.getInt() > info->getMaxSharedMemoryBytes()) {
+        kernel.emitOpError()
+            << "needs " << bytes.getInt()
+            << " bytes of shared memory once its buffers and pipeline stages "
+               "are placed; "
+            << info->getName() << " allows " << info->getMaxSharedMemoryBytes()
+            << " per block (use smaller tiles or fewer stages)";
+        return signalPassFailure();
+      }
+    }
     RewritePatternSet patterns(&getContext());
     info->populateLowerOpsPatterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {

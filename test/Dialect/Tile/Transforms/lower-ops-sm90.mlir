@@ -7,6 +7,7 @@
 // RUN: tile-opt %t/no-ws.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
 // RUN: tile-opt %t/fallback.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
 // RUN: tile-opt %t/fp8.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 //--- gemm.mlir
 // One descriptor argument per (tensor, box): A's 128x64 box and B's 64x64
@@ -143,6 +144,38 @@ func.func @gemm(%A: memref<64x64xf8E4M3FN>, %B: memref<64x64xf8E4M3FN>) {
     // expected-error @+2 {{has fp8 inputs, which run only as wgmma on operands that a pipelined loop loads with TMA}}
     // expected-error @+1 {{cannot be lowered for target 'sm_90a'}}
     tile.gemm %As, %Bs, %Cf {transpose_b, clear_accum} : memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+//--- too-big.mlir
+// tile-verify-target's estimate (9 stages of 24 KiB + an 11 KiB buffer =
+// 227 KiB) fits, but the placed TMA pipeline (1 KiB of alignment slack and
+// 18 mbarriers more) does not: reported at the kernel.
+func.func @gemm(%A: memref<2048x2048xf16>, %B: memref<2048x2048xf16>, %X: memref<88x32xf32>, %C: memref<2048x2048xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  // expected-error @+1 {{'tile.kernel' op needs 233728 bytes of shared memory once its buffers and pipeline stages are placed; sm_90a allows 232448 per block}}
+  tile.kernel (%bx, %by) in (32, 16) threads(256) {
+    %As = tile.alloc_shared : memref<128x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %Xs = tile.alloc_shared : memref<88x32xf32, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<128x64xf32, #tile.scope<fragment>>
+    tile.copy %X to %Xs : memref<88x32xf32> to memref<88x32xf32, #tile.scope<shared>>
+    tile.clear %Cf : memref<128x64xf32, #tile.scope<fragment>>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c64 : index
+    tile.pipelined %k = %c0 to %c32 step %c1 num_stages = 9 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0] to %As : memref<2048x2048xf16> to memref<128x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %n0] to %Bs : memref<2048x2048xf16> to memref<64x64xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<shared>>, memref<128x64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %Xs to %X : memref<88x32xf32, #tile.scope<shared>> to memref<88x32xf32>
+    tile.copy %Cf to %C[%m0, %n0] : memref<128x64xf32, #tile.scope<fragment>> to memref<2048x2048xf16>
   }
   return
 }
