@@ -440,7 +440,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         value = convertElements(rewriter, loc, value, dstElt);
         if (pairs && r % 2 == 0 && r + 1 < srcStorage->numRegisters &&
             holdsNeighbours(layout, r) &&
-            !registerHoldsElement(rewriter, loc, layout, tid, r + 1)) {
+            numElements(layout.getShape()) % layout.getThreads() == 0) {
           Value next = convertElements(
               rewriter, loc,
               memref::LoadOp::create(rewriter, loc, srcBuffer,
