@@ -109,8 +109,12 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
   int64_t bits = elt.getIntOrFloatBitWidth();
   if (bits != 8 && bits != 16)
     return std::nullopt;
-  TmaLoad load{copy, source, dstType.getDimSize(0), dstType.getDimSize(1),
-               bits / 8};
+  TmaLoad load;
+  load.copy = copy;
+  load.source = source;
+  load.rows = dstType.getDimSize(0);
+  load.cols = dstType.getDimSize(1);
+  load.eltBytes = bits / 8;
   load.sourceOffsets = copy.getMixedSourceOffsets();
   if (ArrayRef<int64_t>(copy.getSourceSizes()) != dstType.getShape() ||
       ArrayRef<int64_t>(copy.getTargetSizes()) != dstType.getShape() ||
@@ -387,6 +391,221 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
   }
 }
 
+
+/// The stage buffers and mbarriers of a TMA pipeline in shared memory
+/// (`region`: the 1024-byte aligned shared address of stage 0).
+struct TmaRing {
+  mutable PipelinedOp loop; // op handles are not const-correct
+  ArrayRef<TmaLoad> loads;
+  Value region;
+  int64_t numStages; // (the loop is left with num_stages = 1)
+  int64_t stageBytes;
+  int64_t fullOffset, emptyOffset; // of the barrier arrays, from `region`
+
+  /// The mbarrier of `stage` in the array at `offset`.
+  Value barrierAt(OpBuilder &b, Location l, int64_t offset,
+                  Value stage) const {
+    return sharedPtr(
+        b, l,
+        arith::AddIOp::create(
+            b, l, addIndex(b, l, region, offset),
+            arith::MulIOp::create(b, l, stage, indexConst(b, l, 8))));
+  }
+
+  /// The shared address of `stage`.
+  Value stageAt(OpBuilder &b, Location l, Value stage) const {
+    return arith::AddIOp::create(
+        b, l, region,
+        arith::MulIOp::create(b, l, stage, indexConst(b, l, stageBytes)));
+  }
+
+  /// Arms the stage's full barrier and loads iteration `iv` into it (one
+  /// thread). `valueAt` gives a value of the loop body at `iv`.
+  void issue(OpBuilder &b, Location l, Value iv, Value stage,
+             function_ref<Value(Value, IRMapping &)> valueAt) const {
+    MLIRContext *ctx = b.getContext();
+    Value bar = barrierAt(b, l, fullOffset, stage);
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, l, Type(), bar, i32Const(b, l, stageBytes),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+        b.getBoolAttr(false), Value());
+    Value base = stageAt(b, l, stage);
+    for (const TmaLoad &load : loads) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), iv);
+      SmallVector<Value> offsets;
+      for (OpFoldResult ofr : load.sourceOffsets) {
+        if (auto v = dyn_cast<Value>(ofr))
+          offsets.push_back(valueAt(v, mapping));
+        else
+          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
+      }
+      Value row = toI32(b, l, offsets[0]);
+      for (int64_t p = 0; p < load.panels(); ++p) {
+        Value col = toI32(
+            b, l, addIndex(b, l, offsets[1], p * load.panelElements()));
+        Value dst = sharedPtr(
+            b, l,
+            addIndex(b, l, base, load.offset + p * load.rows * kPanelBytes));
+        Value cluster = LLVM::AddrSpaceCastOp::create(
+            b, l, LLVM::LLVMPointerType::get(ctx, 7), dst);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, l, cluster, load.descriptor, ValueRange{col, row}, bar,
+            ValueRange{}, Value(), Value(),
+            NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+            b.getBoolAttr(false), nullptr, Value());
+      }
+    }
+  }
+};
+
+/// Splits the kernel of `loop` (a TMA pipeline `ring`) into consumers and a
+/// producer warpgroup: threads 0 .. T - 1 run the kernel as written (from
+/// `firstOriginal` on), an extra warpgroup loads the stages. Its first
+/// thread waits until the consumers release a stage (its empty barrier),
+/// then arms its full barrier and issues the TMA loads; its second warp
+/// waits for each full barrier and hands the stage to the consumers through
+/// the stage's named barrier. setmaxnreg moves registers from the producer
+/// to the consumers.
+void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
+                          TmaRing &ring, Operation *firstOriginal,
+                          ArrayRef<GemmOp> wgmmas) {
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  Block &kernelBody = kernel.getBodyBlock();
+  int64_t threads = kernel.getThreads();
+  int64_t numStages = ring.numStages;
+  int64_t fullOffset = ring.fullOffset, emptyOffset = ring.emptyOffset;
+  Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
+  Operation *terminator = kernelBody.getTerminator();
+  SmallVector<Operation *> moved;
+  // Register arrays stay in the kernel's entry block, where LLVM promotes
+  // them to registers.
+  for (Operation *op = firstOriginal; op != terminator; op = op->getNextNode())
+    if (!isa<memref::AllocaOp>(op))
+      moved.push_back(op);
+  rewriter.setInsertionPoint(terminator);
+  Value consumer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  auto split = scf::IfOp::create(rewriter, loc, TypeRange{}, consumer,
+                                 /*withElseRegion=*/true);
+  split->setAttr(kConsumerThreadsAttr, rewriter.getI64IntegerAttr(threads));
+  Block *thenBlock = &split.getThenRegion().front();
+  for (Operation *op : moved)
+    rewriter.moveOpBefore(op, thenBlock->getTerminator());
+  // Only when the register file, not the per-thread limit, bounds the
+  // consumers and their accumulators are large (otherwise ptxas cannot
+  // tell the register count at entry and ignores setmaxnreg).
+  int64_t accumulators = 0;
+  for (GemmOp gemm : wgmmas)
+    accumulators =
+        std::max(accumulators, getStorage(gemm.getC())->numRegisters);
+  bool rebalance =
+      accumulators >= kRebalanceAccumulators &&
+      (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
+  int64_t consumerRegs = std::min<int64_t>(
+      kMaxRegisters,
+      (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
+  if (rebalance) {
+    rewriter.setInsertionPointToStart(thenBlock);
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::increase));
+  }
+  rewriter.setInsertionPointToStart(&split.getElseRegion().front());
+  if (rebalance)
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
+  Value isProducer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
+    IRMapping outer;
+    auto producerValue = [&](Value v, IRMapping &mapping) {
+      return cloneForProducer(rewriter, v, kernel, mapping);
+    };
+    Value pLower = producerValue(lower, outer);
+    Value pUpper = producerValue(upper, outer);
+    Value pStep = producerValue(step, outer);
+    scf::ForOp::create(
+        b, l, pLower, pUpper, pStep, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          Value it = arith::DivUIOp::create(
+              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
+          Value s = arith::RemUIOp::create(lb, ll, it,
+                                           indexConst(lb, ll, numStages));
+          Value reused = arith::CmpIOp::create(
+              lb, ll, arith::CmpIPredicate::uge, it,
+              indexConst(lb, ll, numStages));
+          scf::IfOp::create(lb, ll, reused, [&](OpBuilder &wb, Location wl) {
+            // Release i - S completed phase (i / S) - 1 of the barrier.
+            Value phase = arith::RemUIOp::create(
+                wb, wl,
+                addIndex(wb, wl,
+                         arith::DivUIOp::create(wb, wl, it,
+                                                indexConst(wb, wl, numStages)),
+                         1),
+                indexConst(wb, wl, 2));
+            NVVM::MBarrierTryWaitParityOp::create(
+                wb, wl, ring.barrierAt(wb, wl, emptyOffset, s), toI32(wb, wl, phase),
+                i32Const(wb, wl, 10000000));
+            scf::YieldOp::create(wb, wl);
+          });
+          IRMapping mapping = outer;
+          ring.issue(lb, ll, iv, s, [&](Value v, IRMapping &m) {
+            for (auto [from, to] : m.getValueMap())
+              mapping.map(from, to);
+            return producerValue(v, mapping);
+          });
+          scf::YieldOp::create(lb, ll);
+        });
+    scf::YieldOp::create(b, l);
+  });
+  // The producer's second warp passes each stage on to the consumers: it
+  // waits for the stage's full barrier, then arrives on its named barrier.
+  Value tidNow = threadId(rewriter, loc);
+  Value isSignaller = arith::AndIOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, tidNow,
+                            indexConst(rewriter, loc, threads + kWarpSize)),
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
+                            indexConst(rewriter, loc, threads + 2 * kWarpSize)));
+  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
+    IRMapping outer;
+    Value pLower = cloneForProducer(rewriter, lower, kernel, outer);
+    Value pUpper = cloneForProducer(rewriter, upper, kernel, outer);
+    Value pStep = cloneForProducer(rewriter, step, kernel, outer);
+    scf::ForOp::create(
+        b, l, pLower, pUpper, pStep, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          Value it = arith::DivUIOp::create(
+              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
+          Value sC = indexConst(lb, ll, numStages);
+          Value s = arith::RemUIOp::create(lb, ll, it, sC);
+          Value phase = arith::RemUIOp::create(
+              lb, ll, arith::DivUIOp::create(lb, ll, it, sC),
+              indexConst(lb, ll, 2));
+          NVVM::MBarrierTryWaitParityOp::create(
+              lb, ll, ring.barrierAt(lb, ll, fullOffset, s), toI32(lb, ll, phase),
+              i32Const(lb, ll, 10000000));
+          NVVM::BarrierArriveOp::create(
+              lb, ll,
+              arith::AddIOp::create(lb, ll, toI32(lb, ll, s),
+                                    i32Const(lb, ll, kFirstStageBarrier)),
+              i32Const(lb, ll, threads + kWarpSize));
+          scf::YieldOp::create(lb, ll);
+        });
+    scf::YieldOp::create(b, l);
+  });
+  kernel->setAttr(kProducerThreadsAttr,
+                  rewriter.getI64IntegerAttr(kWarpgroupSize));
+}
+
 } // namespace
 
 void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
@@ -394,7 +613,7 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
                          const Storage &c) {
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
-  int64_t m = op.getM(), n = op.getN(), k = op.getK();
+  int64_t n = op.getN(), k = op.getK();
   Type elt = op.getA().getType().getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   int64_t panel = kPanelBytes / eltBytes; // elements per panel row
@@ -577,61 +796,13 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       addIndex(rewriter, loc, smemBase,
                regionOffset + kSwizzleAtomBytes - 1),
       indexConst(rewriter, loc, ~(kSwizzleAtomBytes - 1)));
-  auto barrierAt = [&](OpBuilder &b, Location l, int64_t offset,
-                       Value stage) {
-    return sharedPtr(
-        b, l,
-        arith::AddIOp::create(
-            b, l, addIndex(b, l, region, offset),
-            arith::MulIOp::create(b, l, stage, indexConst(b, l, 8))));
-  };
-  auto stageAt = [&](OpBuilder &b, Location l, Value stage) -> Value {
-    return arith::AddIOp::create(
-        b, l, region,
-        arith::MulIOp::create(b, l, stage, indexConst(b, l, stageBytes)));
-  };
+  TmaRing ring{loop, loads, region, numStages, stageBytes, fullOffset,
+               emptyOffset};
   Value tid = threadId(rewriter, loc);
   Value isLeader =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
                             indexConst(rewriter, loc, 0));
 
-  // Arms the stage's full barrier and loads iteration `iv` into it (one
-  // thread). `valueAt` gives a value of the loop body at `iv`.
-  auto issue = [&](OpBuilder &b, Location l, Value iv, Value stage,
-                   function_ref<Value(Value, IRMapping &)> valueAt) {
-    Value bar = barrierAt(b, l, fullOffset, stage);
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, l, Type(), bar, i32Const(b, l, stageBytes),
-        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
-        b.getBoolAttr(false), Value());
-    Value base = stageAt(b, l, stage);
-    for (TmaLoad &load : loads) {
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), iv);
-      SmallVector<Value> offsets;
-      for (OpFoldResult ofr : load.sourceOffsets) {
-        if (auto v = dyn_cast<Value>(ofr))
-          offsets.push_back(valueAt(v, mapping));
-        else
-          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
-      }
-      Value row = toI32(b, l, offsets[0]);
-      for (int64_t p = 0; p < load.panels(); ++p) {
-        Value col = toI32(
-            b, l, addIndex(b, l, offsets[1], p * load.panelElements()));
-        Value dst = sharedPtr(
-            b, l,
-            addIndex(b, l, base, load.offset + p * load.rows * kPanelBytes));
-        Value cluster = LLVM::AddrSpaceCastOp::create(
-            b, l, LLVM::LLVMPointerType::get(ctx, 7), dst);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, l, cluster, load.descriptor, ValueRange{col, row}, bar,
-            ValueRange{}, Value(), Value(),
-            NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-            b.getBoolAttr(false), nullptr, Value());
-      }
-    }
-  };
   auto inLoop = [&](Value v, IRMapping &mapping) {
     return valueAtIteration(rewriter, v, loop, mapping.lookup(
                                                    loop.getInductionVar()),
@@ -644,11 +815,11 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
     for (int64_t s = 0; s < numStages; ++s) {
       NVVM::MBarrierInitOp::create(
-          b, l, barrierAt(b, l, fullOffset, indexConst(b, l, s)),
+          b, l, ring.barrierAt(b, l, fullOffset, indexConst(b, l, s)),
           i32Const(b, l, 1), Value());
       if (specialize)
         NVVM::MBarrierInitOp::create(
-            b, l, barrierAt(b, l, emptyOffset, indexConst(b, l, s)),
+            b, l, ring.barrierAt(b, l, emptyOffset, indexConst(b, l, s)),
             i32Const(b, l, threads), Value());
     }
     NVVM::FenceMbarrierInitOp::create(b, l);
@@ -665,7 +836,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         Value inRange =
             arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, iv, upper);
         scf::IfOp::create(b, l, inRange, [&](OpBuilder &tb, Location tl) {
-          issue(tb, tl, iv, indexConst(tb, tl, s), inLoop);
+          ring.issue(tb, tl, iv, indexConst(tb, tl, s), inLoop);
           scf::YieldOp::create(tb, tl);
         });
       }
@@ -696,7 +867,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     // The phase has completed (the signaller saw it): one non-blocking
     // test acquires it in this thread too, which makes the TMA writes of
     // the stage visible to this thread's wgmmas.
-    Value bar = barrierAt(rewriter, loc, fullOffset, stage);
+    Value bar = ring.barrierAt(rewriter, loc, fullOffset, stage);
     Value addr = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI32Type(),
                                           bar);
     LLVM::InlineAsmOp::create(
@@ -708,10 +879,10 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         /*operand_attrs=*/nullptr);
   } else {
     NVVM::MBarrierTryWaitParityOp::create(
-        rewriter, loc, barrierAt(rewriter, loc, fullOffset, stage),
+        rewriter, loc, ring.barrierAt(rewriter, loc, fullOffset, stage),
         toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
   }
-  Value stageBase = stageAt(rewriter, loc, stage);
+  Value stageBase = ring.stageAt(rewriter, loc, stage);
   for (TmaLoad &load : loads) {
     Value buffer = load.copy.getTarget();
     auto view = UnrealizedConversionCastOp::create(
@@ -740,7 +911,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         indexConst(rewriter, loc, 0));
     scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
       NVVM::MBarrierArriveOp::create(
-          b, l, Type(), barrierAt(b, l, emptyOffset, previous), Value(),
+          b, l, Type(), ring.barrierAt(b, l, emptyOffset, previous), Value(),
           NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
       scf::YieldOp::create(b, l);
     });
@@ -759,7 +930,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                               threadId(rewriter, loc),
                               indexConst(rewriter, loc, 0)));
     scf::IfOp::create(rewriter, loc, issueAhead, [&](OpBuilder &b, Location l) {
-      issue(b, l, ahead, previous, inLoop);
+      ring.issue(b, l, ahead, previous, inLoop);
       scf::YieldOp::create(b, l);
     });
   }
@@ -778,136 +949,6 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     stageEpilogue(rewriter, loop, gemm.getC(), smem, smemBase, region,
                   numStages * stageBytes);
 
-  // The block splits: threads 0 .. T - 1 run the kernel as written (the
-  // consumers), an extra warpgroup (the producer) loads the stages: its
-  // first thread waits until the consumers release a stage, then arms its
-  // full barrier and issues the TMA loads. setmaxnreg moves registers from
-  // the producer to the consumers.
-  Operation *terminator = kernelBody.getTerminator();
-  SmallVector<Operation *> moved;
-  // Register arrays stay in the kernel's entry block, where LLVM promotes
-  // them to registers.
-  for (Operation *op = firstOriginal; op != terminator; op = op->getNextNode())
-    if (!isa<memref::AllocaOp>(op))
-      moved.push_back(op);
-  rewriter.setInsertionPoint(terminator);
-  Value consumer = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ult, threadId(rewriter, loc),
-      indexConst(rewriter, loc, threads));
-  auto split = scf::IfOp::create(rewriter, loc, TypeRange{}, consumer,
-                                 /*withElseRegion=*/true);
-  split->setAttr(kConsumerThreadsAttr, rewriter.getI64IntegerAttr(threads));
-  Block *thenBlock = &split.getThenRegion().front();
-  for (Operation *op : moved)
-    rewriter.moveOpBefore(op, thenBlock->getTerminator());
-  // Only when the register file, not the per-thread limit, bounds the
-  // consumers and their accumulators are large (otherwise ptxas cannot
-  // tell the register count at entry and ignores setmaxnreg).
-  int64_t accumulators = 0;
-  for (GemmOp gemm : wgmmas)
-    accumulators =
-        std::max(accumulators, getStorage(gemm.getC())->numRegisters);
-  bool rebalance =
-      accumulators >= kRebalanceAccumulators &&
-      (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
-  int64_t consumerRegs = std::min<int64_t>(
-      kMaxRegisters,
-      (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
-  if (rebalance) {
-    rewriter.setInsertionPointToStart(thenBlock);
-    NVVM::SetMaxRegisterOp::create(
-        rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::increase));
-  }
-  rewriter.setInsertionPointToStart(&split.getElseRegion().front());
-  if (rebalance)
-    NVVM::SetMaxRegisterOp::create(
-        rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::decrease));
-  Value isProducer = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
-      indexConst(rewriter, loc, threads));
-  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
-    IRMapping outer;
-    auto producerValue = [&](Value v, IRMapping &mapping) {
-      return cloneForProducer(rewriter, v, kernel, mapping);
-    };
-    Value pLower = producerValue(lower, outer);
-    Value pUpper = producerValue(upper, outer);
-    Value pStep = producerValue(step, outer);
-    scf::ForOp::create(
-        b, l, pLower, pUpper, pStep, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          Value it = arith::DivUIOp::create(
-              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
-          Value s = arith::RemUIOp::create(lb, ll, it,
-                                           indexConst(lb, ll, numStages));
-          Value reused = arith::CmpIOp::create(
-              lb, ll, arith::CmpIPredicate::uge, it,
-              indexConst(lb, ll, numStages));
-          scf::IfOp::create(lb, ll, reused, [&](OpBuilder &wb, Location wl) {
-            // Release i - S completed phase (i / S) - 1 of the barrier.
-            Value phase = arith::RemUIOp::create(
-                wb, wl,
-                addIndex(wb, wl,
-                         arith::DivUIOp::create(wb, wl, it,
-                                                indexConst(wb, wl, numStages)),
-                         1),
-                indexConst(wb, wl, 2));
-            NVVM::MBarrierTryWaitParityOp::create(
-                wb, wl, barrierAt(wb, wl, emptyOffset, s), toI32(wb, wl, phase),
-                i32Const(wb, wl, 10000000));
-            scf::YieldOp::create(wb, wl);
-          });
-          IRMapping mapping = outer;
-          issue(lb, ll, iv, s, [&](Value v, IRMapping &m) {
-            for (auto [from, to] : m.getValueMap())
-              mapping.map(from, to);
-            return producerValue(v, mapping);
-          });
-          scf::YieldOp::create(lb, ll);
-        });
-    scf::YieldOp::create(b, l);
-  });
-  // The producer's second warp passes each stage on to the consumers: it
-  // waits for the stage's full barrier, then arrives on its named barrier.
-  Value tidNow = threadId(rewriter, loc);
-  Value isSignaller = arith::AndIOp::create(
-      rewriter, loc,
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, tidNow,
-                            indexConst(rewriter, loc, threads + kWarpSize)),
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
-                            indexConst(rewriter, loc, threads + 2 * kWarpSize)));
-  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
-    IRMapping outer;
-    Value pLower = cloneForProducer(rewriter, lower, kernel, outer);
-    Value pUpper = cloneForProducer(rewriter, upper, kernel, outer);
-    Value pStep = cloneForProducer(rewriter, step, kernel, outer);
-    scf::ForOp::create(
-        b, l, pLower, pUpper, pStep, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          Value it = arith::DivUIOp::create(
-              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
-          Value sC = indexConst(lb, ll, numStages);
-          Value s = arith::RemUIOp::create(lb, ll, it, sC);
-          Value phase = arith::RemUIOp::create(
-              lb, ll, arith::DivUIOp::create(lb, ll, it, sC),
-              indexConst(lb, ll, 2));
-          NVVM::MBarrierTryWaitParityOp::create(
-              lb, ll, barrierAt(lb, ll, fullOffset, s), toI32(lb, ll, phase),
-              i32Const(lb, ll, 10000000));
-          NVVM::BarrierArriveOp::create(
-              lb, ll,
-              arith::AddIOp::create(lb, ll, toI32(lb, ll, s),
-                                    i32Const(lb, ll, kFirstStageBarrier)),
-              i32Const(lb, ll, threads + kWarpSize));
-          scf::YieldOp::create(lb, ll);
-        });
-    scf::YieldOp::create(b, l);
-  });
-  kernel->setAttr(kProducerThreadsAttr,
-                  rewriter.getI64IntegerAttr(kWarpgroupSize));
+  addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);
   return true;
 }
