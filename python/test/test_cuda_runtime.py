@@ -874,3 +874,19 @@ def test_repeated_launches_reuse_packed_parameters(tmp_path, fake_torch):
     # Bad arguments are still caught (they miss the cache).
     with pytest.raises(TypeError, match="must have dtype float16"):
         k(FakeTorchTensor((256, 512), "float32", ptr=0x7f0000400000))
+
+
+def test_repeated_cluster_launches_keep_the_cluster(tmp_path, fake_torch):
+    d, meta = make_bundle(
+        tmp_path, cluster=[2, 1, 1], grid=["2"],
+        params=[{"name": "X", "kind": "tensor", "dtype": "float16", "shape": [64]}],
+        kernel_args=[{"kind": "ptr", "param": 0}])
+    drv = FakeDriver(param_sizes=[8])
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    x = FakeTorchTensor((64,), "float16", ptr=0x7f0000400000)
+    k(x)
+    k(x)     # from the launch cache
+    assert [launch["api"] for launch in drv.launches] == ["cuLaunchKernelEx"] * 2
+    assert all(launch["attrs"] == [(cuda.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, (2, 1, 1))]
+               for launch in drv.launches)
+    assert drv.launches[0]["params"] == drv.launches[1]["params"]
