@@ -427,6 +427,10 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
     not listed. `stage[i]` is the pipeline stage of op `i` and `order[i]`
     its position within an iteration of the steady state.
 
+    On sm_90a a loop whose copies load whole tiles for wgmma gemms becomes a
+    TMA pipeline with a producer warpgroup; the discardable attribute
+    `tile.warp_specialize = false` keeps it in the kernel's own threads.
+
     ```mlir
     tile.pipelined %k = %c0 to %n step %c1 num_stages = 3 {
       tile.copy %A[%m, %k] to %As : ...
