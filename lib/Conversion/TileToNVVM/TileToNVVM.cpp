@@ -120,7 +120,8 @@ SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
 bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
   MLIRContext *ctx = layout.getContext();
   ArrayRef<AffineExpr> results = layout.getInverse().getResults();
-  for (auto [d, e] : llvm::enumerate(results)) {
+  for (size_t d = 0; d < results.size(); ++d) {
+    AffineExpr e = results[d];
     auto at = [&](int64_t reg) {
       return e.replaceDims(
           {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
