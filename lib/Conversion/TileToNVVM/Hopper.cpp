@@ -124,7 +124,7 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
       (load.cols * load.eltBytes) % kPanelBytes != 0)
     return std::nullopt;
   for (Value offset : copy.getSourceOffsets())
-    if (!computableAhead(offset, loop))
+    if (!computableFrom(offset, loop, loop.getInductionVar()))
       return std::nullopt;
   return load;
 }
@@ -243,6 +243,16 @@ Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
   return arith::OrIOp::create(b, loc, start, c64(fixed));
 }
 
+/// Suspend-time hint of the mbarrier waits (nanoseconds).
+constexpr int64_t kWaitSuspendHintNs = 10000000;
+
+/// Waits until the phase of parity `parity` (an index, 0 or 1) of the
+/// mbarrier at `bar` has completed.
+void waitParity(OpBuilder &b, Location l, Value bar, Value parity) {
+  NVVM::MBarrierTryWaitParityOp::create(b, l, bar, toI32(b, l, parity),
+                                        i32Const(b, l, kWaitSuspendHintNs));
+}
+
 NVVM::WGMMATypes wgmmaType(Type t) {
   if (t.isBF16())
     return NVVM::WGMMATypes::bf16;
@@ -268,39 +278,6 @@ constexpr int64_t kRebalanceAccumulators = 96;
 constexpr int64_t kFirstStageBarrier = 2;
 constexpr int64_t kNamedBarriers = 16;
 
-/// True when the producer warpgroup can compute `v` on its own: the loop's
-/// induction variable, values from outside the kernel, the block ids, and
-/// pure ops of the kernel on those.
-bool producerCanCompute(Value v, PipelinedOp loop, KernelOp kernel) {
-  if (v == loop.getInductionVar())
-    return true;
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return !kernel->isAncestor(v.getParentBlock()->getParentOp()) ||
-           v.getParentBlock() == &kernel.getBodyBlock();
-  if (!kernel->isAncestor(def))
-    return true;
-  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(), [&](Value o) {
-           return producerCanCompute(o, loop, kernel);
-         });
-}
-
-/// `v` in the producer's code: kernel ops it depends on are cloned there
-/// (values already in `mapping` are used).
-Value cloneForProducer(RewriterBase &rewriter, Value v, KernelOp kernel,
-                       IRMapping &mapping) {
-  if (mapping.contains(v))
-    return mapping.lookup(v);
-  Operation *def = v.getDefiningOp();
-  if (!def || !kernel->isAncestor(def))
-    return v;
-  for (Value operand : def->getOperands())
-    cloneForProducer(rewriter, operand, kernel, mapping);
-  return rewriter.clone(*def, mapping)
-      ->getResult(cast<OpResult>(v).getResultNumber());
-}
-
 /// True when `loop` can get a producer warpgroup: it is the kernel's only
 /// pipelined loop, directly in its body, the block has whole warpgroups and
 /// room for one more, and the producer can compute the loop bounds and
@@ -321,13 +298,15 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
   kernel.walk([&](PipelinedOp) { ++loops; });
   if (loops != 1)
     return false;
+  // The producer recomputes them: from the block ids, values from outside
+  // the kernel and pure ops.
+  Value iv = loop.getInductionVar();
   for (Value v : {loop.getLower(), loop.getUpper(), loop.getStep()})
-    if (!producerCanCompute(v, loop, kernel))
+    if (!computableFrom(v, kernel, iv))
       return false;
   for (const TmaLoad &load : loads)
     for (OpFoldResult ofr : load.sourceOffsets)
-      if (auto v = dyn_cast<Value>(ofr);
-          v && !producerCanCompute(v, loop, kernel))
+      if (auto v = dyn_cast<Value>(ofr); v && !computableFrom(v, kernel, iv))
         return false;
   return true;
 }
@@ -459,6 +438,28 @@ struct TmaRing {
   }
 };
 
+/// A loop over the iterations of `loop` in the producer warpgroup's code,
+/// its bounds recomputed there: body(builder, loc, iv, slot, outer), with
+/// the iteration's ring slot and the mapping of the recomputed values.
+void buildProducerLoop(
+    RewriterBase &rewriter, OpBuilder &b, Location l, PipelinedOp loop,
+    int64_t numStages,
+    function_ref<void(OpBuilder &, Location, Value, RingSlot, IRMapping &)>
+        body) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  IRMapping outer;
+  Value lower = cloneDependencies(rewriter, loop.getLower(), kernel, outer);
+  Value upper = cloneDependencies(rewriter, loop.getUpper(), kernel, outer);
+  Value step = cloneDependencies(rewriter, loop.getStep(), kernel, outer);
+  scf::ForOp::create(b, l, lower, upper, step, ValueRange{},
+                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+                       body(lb, ll, iv,
+                            ringSlot(lb, ll, iv, lower, step, numStages),
+                            outer);
+                       scf::YieldOp::create(lb, ll);
+                     });
+}
+
 /// Splits the kernel of `loop` (a TMA pipeline `ring`) into consumers and a
 /// producer warpgroup: threads 0 .. T - 1 run the kernel as written (from
 /// `firstOriginal` on), an extra warpgroup loads the stages. Its first
@@ -477,7 +478,6 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
   int64_t threads = kernel.getThreads();
   int64_t numStages = ring.numStages;
   int64_t fullOffset = ring.fullOffset, emptyOffset = ring.emptyOffset;
-  Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
   Operation *terminator = kernelBody.getTerminator();
   SmallVector<Operation *> moved;
   // Register arrays stay in the kernel's entry block, where LLVM promotes
@@ -525,44 +525,32 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
       rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
       indexConst(rewriter, loc, threads));
   scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
-    IRMapping outer;
-    auto producerValue = [&](Value v, IRMapping &mapping) {
-      return cloneForProducer(rewriter, v, kernel, mapping);
-    };
-    Value pLower = producerValue(lower, outer);
-    Value pUpper = producerValue(upper, outer);
-    Value pStep = producerValue(step, outer);
-    scf::ForOp::create(
-        b, l, pLower, pUpper, pStep, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          Value it = arith::DivUIOp::create(
-              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
-          Value s = arith::RemUIOp::create(lb, ll, it,
-                                           indexConst(lb, ll, numStages));
+    buildProducerLoop(
+        rewriter, b, l, loop, numStages,
+        [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
+            IRMapping &outer) {
           Value reused = arith::CmpIOp::create(
-              lb, ll, arith::CmpIPredicate::uge, it,
+              lb, ll, arith::CmpIPredicate::uge, slot.iteration,
               indexConst(lb, ll, numStages));
           scf::IfOp::create(lb, ll, reused, [&](OpBuilder &wb, Location wl) {
             // Release i - S completed phase (i / S) - 1 of the barrier.
             Value phase = arith::RemUIOp::create(
                 wb, wl,
                 addIndex(wb, wl,
-                         arith::DivUIOp::create(wb, wl, it,
+                         arith::DivUIOp::create(wb, wl, slot.iteration,
                                                 indexConst(wb, wl, numStages)),
                          1),
                 indexConst(wb, wl, 2));
-            NVVM::MBarrierTryWaitParityOp::create(
-                wb, wl, ring.barrierAt(wb, wl, emptyOffset, s), toI32(wb, wl, phase),
-                i32Const(wb, wl, 10000000));
+            waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, slot.stage),
+                       phase);
             scf::YieldOp::create(wb, wl);
           });
           IRMapping mapping = outer;
-          ring.issue(lb, ll, iv, s, [&](Value v, IRMapping &m) {
+          ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
             for (auto [from, to] : m.getValueMap())
               mapping.map(from, to);
-            return producerValue(v, mapping);
+            return cloneDependencies(rewriter, v, kernel, mapping);
           });
-          scf::YieldOp::create(lb, ll);
         });
     scf::YieldOp::create(b, l);
   });
@@ -576,29 +564,21 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
                             indexConst(rewriter, loc, threads + 2 * kWarpSize)));
   scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
-    IRMapping outer;
-    Value pLower = cloneForProducer(rewriter, lower, kernel, outer);
-    Value pUpper = cloneForProducer(rewriter, upper, kernel, outer);
-    Value pStep = cloneForProducer(rewriter, step, kernel, outer);
-    scf::ForOp::create(
-        b, l, pLower, pUpper, pStep, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          Value it = arith::DivUIOp::create(
-              lb, ll, arith::SubIOp::create(lb, ll, iv, pLower), pStep);
-          Value sC = indexConst(lb, ll, numStages);
-          Value s = arith::RemUIOp::create(lb, ll, it, sC);
+    buildProducerLoop(
+        rewriter, b, l, loop, numStages,
+        [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
           Value phase = arith::RemUIOp::create(
-              lb, ll, arith::DivUIOp::create(lb, ll, it, sC),
+              lb, ll,
+              arith::DivUIOp::create(lb, ll, slot.iteration,
+                                     indexConst(lb, ll, numStages)),
               indexConst(lb, ll, 2));
-          NVVM::MBarrierTryWaitParityOp::create(
-              lb, ll, ring.barrierAt(lb, ll, fullOffset, s), toI32(lb, ll, phase),
-              i32Const(lb, ll, 10000000));
+          waitParity(lb, ll, ring.barrierAt(lb, ll, fullOffset, slot.stage),
+                     phase);
           NVVM::BarrierArriveOp::create(
               lb, ll,
-              arith::AddIOp::create(lb, ll, toI32(lb, ll, s),
+              arith::AddIOp::create(lb, ll, toI32(lb, ll, slot.stage),
                                     i32Const(lb, ll, kFirstStageBarrier)),
               i32Const(lb, ll, threads + kWarpSize));
-          scf::YieldOp::create(lb, ll);
         });
     scf::YieldOp::create(b, l);
   });
@@ -804,9 +784,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                             indexConst(rewriter, loc, 0));
 
   auto inLoop = [&](Value v, IRMapping &mapping) {
-    return valueAtIteration(rewriter, v, loop, mapping.lookup(
-                                                   loop.getInductionVar()),
-                            mapping);
+    return cloneDependencies(rewriter, v, loop, mapping);
   };
 
   // Barriers (after everyone is done with an earlier run of the loop).
@@ -847,10 +825,9 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   Block &body = loop.getBodyBlock();
   rewriter.setInsertionPointToStart(&body);
   Value k = loop.getInductionVar();
-  Value iteration = arith::DivUIOp::create(
-      rewriter, loc, arith::SubIOp::create(rewriter, loc, k, lower), step);
+  auto [iteration, stage] =
+      ringSlot(rewriter, loc, k, lower, step, numStages);
   Value sC = indexConst(rewriter, loc, numStages);
-  Value stage = arith::RemUIOp::create(rewriter, loc, iteration, sC);
   Value parity = arith::RemUIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, iteration, sC),
       indexConst(rewriter, loc, 2));
@@ -878,9 +855,8 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
         /*operand_attrs=*/nullptr);
   } else {
-    NVVM::MBarrierTryWaitParityOp::create(
-        rewriter, loc, ring.barrierAt(rewriter, loc, fullOffset, stage),
-        toI32(rewriter, loc, parity), i32Const(rewriter, loc, 10000000));
+    waitParity(rewriter, loc, ring.barrierAt(rewriter, loc, fullOffset, stage),
+               parity);
   }
   Value stageBase = ring.stageAt(rewriter, loc, stage);
   for (TmaLoad &load : loads) {

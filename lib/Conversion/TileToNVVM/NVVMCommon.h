@@ -82,14 +82,26 @@ inline void barrier(OpBuilder &b, Location loc) {
   gpu::BarrierOp::create(b, loc);
 }
 
-/// `v` as computed in the iteration of `loop` whose induction variable is
-/// `iv` (clones the pure ops of the loop body it depends on).
-Value valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
-                       Value iv, IRMapping &mapping);
+/// `v` recomputed at the insertion point: the ops it depends on inside
+/// `scope` are cloned there, their operands looked up in `mapping` (which
+/// gets their results); values from outside `scope` and block arguments not
+/// in `mapping` are used as they are. With a pipelined loop's induction
+/// variable mapped to `iv`: `v` as computed in that iteration.
+Value cloneDependencies(RewriterBase &rewriter, Value v, Operation *scope,
+                        IRMapping &mapping);
 
-/// True when `v` depends, inside `loop`, only on pure ops and the
-/// induction variable.
-bool computableAhead(Value v, PipelinedOp loop);
+/// True when `v` depends, inside `scope`, only on pure ops, on `iv` and on
+/// the block arguments of `scope`'s body: what cloneDependencies can
+/// recompute elsewhere.
+bool computableFrom(Value v, Operation *scope, Value iv);
+
+/// Iteration `iv` of a loop from `lower` by `step` in a ring of `numStages`
+/// stages: its number and its stage (the number mod S).
+struct RingSlot {
+  Value iteration, stage;
+};
+RingSlot ringSlot(OpBuilder &b, Location loc, Value iv, Value lower,
+                  Value step, int64_t numStages);
 
 /// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma

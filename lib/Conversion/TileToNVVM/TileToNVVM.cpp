@@ -1414,32 +1414,40 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
 // Software pipeline: cp.async into multi-buffered shared memory
 //===----------------------------------------------------------------------===//
 
-Value nvvm::valueAtIteration(RewriterBase &rewriter, Value v, PipelinedOp loop,
-                       Value iv, IRMapping &mapping) {
-  if (v == loop.getInductionVar())
-    return iv;
+Value nvvm::cloneDependencies(RewriterBase &rewriter, Value v, Operation *scope,
+                              IRMapping &mapping) {
   if (mapping.contains(v))
     return mapping.lookup(v);
   Operation *def = v.getDefiningOp();
-  if (!def || !loop->isAncestor(def))
+  if (!def || !scope->isAncestor(def))
     return v;
   for (Value operand : def->getOperands())
-    valueAtIteration(rewriter, operand, loop, iv, mapping);
+    cloneDependencies(rewriter, operand, scope, mapping);
   return rewriter.clone(*def, mapping)
       ->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-bool nvvm::computableAhead(Value v, PipelinedOp loop) {
-  if (v == loop.getInductionVar())
+bool nvvm::computableFrom(Value v, Operation *scope, Value iv) {
+  if (v == iv)
     return true;
   Operation *def = v.getDefiningOp();
   if (!def)
-    return !loop->isAncestor(v.getParentBlock()->getParentOp());
-  if (!loop->isAncestor(def))
+    return !scope->isAncestor(v.getParentBlock()->getParentOp()) ||
+           v.getParentBlock() == &scope->getRegion(0).front();
+  if (!scope->isAncestor(def))
     return true;
   return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
          llvm::all_of(def->getOperands(),
-                      [&](Value o) { return computableAhead(o, loop); });
+                      [&](Value o) { return computableFrom(o, scope, iv); });
+}
+
+nvvm::RingSlot nvvm::ringSlot(OpBuilder &b, Location loc, Value iv,
+                              Value lower, Value step, int64_t numStages) {
+  Value iteration = arith::DivUIOp::create(
+      b, loc, arith::SubIOp::create(b, loc, iv, lower), step);
+  Value stage = arith::RemUIOp::create(b, loc, iteration,
+                                       indexConst(b, loc, numStages));
+  return {iteration, stage};
 }
 
 namespace {
@@ -1481,7 +1489,7 @@ std::optional<Producer> asProducer(CopyOp copy, PipelinedOp loop) {
       probe.tileDims.back() != srcType.getRank() - 1)
     return std::nullopt;
   for (Value offset : copy.getSourceOffsets())
-    if (!computableAhead(offset, loop))
+    if (!computableFrom(offset, loop, loop.getInductionVar()))
       return std::nullopt;
   // The buffer must be written by this copy alone and read in the loop only.
   Value buffer = copy.getTarget();
@@ -1526,7 +1534,7 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
   SmallVector<OpFoldResult> offsets;
   for (OpFoldResult ofr : copy.getMixedSourceOffsets()) {
     if (auto v = dyn_cast<Value>(ofr))
-      offsets.push_back(valueAtIteration(rewriter, v, loop, iv, mapping));
+      offsets.push_back(cloneDependencies(rewriter, v, loop, mapping));
     else
       offsets.push_back(ofr);
   }
@@ -1705,10 +1713,9 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
   Block &body = loop.getBodyBlock();
   rewriter.setInsertionPointToStart(&body);
   Value k = loop.getInductionVar();
-  Value iteration = arith::DivUIOp::create(
-      rewriter, loc, arith::SubIOp::create(rewriter, loc, k, lower), step);
+  auto [iteration, stage] =
+      ringSlot(rewriter, loc, k, lower, step, numStages);
   Value sC = indexConst(rewriter, loc, numStages);
-  Value stage = arith::RemUIOp::create(rewriter, loc, iteration, sC);
   nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, lastGroup,
                                    rewriter.getI32IntegerAttr(numStages - 2));
   barrier(rewriter, loc);
