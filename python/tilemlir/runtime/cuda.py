@@ -1112,6 +1112,16 @@ class CudaKernel:
     # depend on, so a hit needs no other check.
     _FAST_ENTRIES = 64
 
+    def _enqueue(self, drv, fn, grid, handle, params):
+        """Launches `fn` on stream `handle` (with the cluster size, if any)."""
+        if self.cluster is not None:
+            config, attrs = make_launch_config(grid, self.block, self.shared_bytes, handle,
+                                               self.cluster)
+            drv.launch_kernel_ex(config, fn, params)
+            del attrs      # kept alive until the launch has read it
+        else:
+            drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
+
     def _fast_key(self, args, stream):
         torch = sys.modules.get("torch")
         if torch is None or stream is not None or len(args) != len(self.params):
@@ -1141,15 +1151,7 @@ class CudaKernel:
                 ctx, device, fn, grid, params, objs = hit
                 drv = self.driver
                 if drv.ctx_get_current() == ctx:
-                    torch = sys.modules["torch"]
-                    handle = int(torch.cuda.current_stream(device).cuda_stream)
-                    if self.cluster is not None:
-                        config, attrs = make_launch_config(grid, self.block, self.shared_bytes,
-                                                           handle, self.cluster)
-                        drv.launch_kernel_ex(config, fn, params)
-                    else:
-                        drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle,
-                                          params)
+                    self._enqueue(drv, fn, grid, self._stream(None, device), params)
                     return
         self._launch_checked(args, stream, key)
 
@@ -1183,13 +1185,7 @@ class CudaKernel:
             params = (ctypes.c_void_p * max(len(objs), 1))(
                 *[ctypes.addressof(o) for o in objs])
             handle = self._stream(stream, device)
-            if self.cluster is not None:
-                config, attrs = make_launch_config(grid, self.block, self.shared_bytes, handle,
-                                                   self.cluster)
-                drv.launch_kernel_ex(config, fn, params)
-                del attrs
-            else:
-                drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
+            self._enqueue(drv, fn, grid, handle, params)
             # Remembered for the next launch with the same arguments, unless
             # it needed padded copies (made anew for each launch).
             if key is not None and not keep and restore is None:
