@@ -318,8 +318,7 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
 /// tile, then the block stores the tile in 16-byte vectors, whole rows at a
 /// time, instead of each thread storing its scattered pairs.
 void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
-                   Value smem, Value smemBase, Value region,
-                   int64_t regionBytes) {
+                   Value smemBase, Value region, int64_t regionBytes) {
   MLIRContext *ctx = loop.getContext();
   auto fragType = cast<MemRefType>(accumulator.getType());
   for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
@@ -344,14 +343,9 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
       continue;
     Location loc = copy.getLoc();
     rewriter.setInsertionPoint(copy);
-    auto workgroup =
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    Value offset = arith::SubIOp::create(rewriter, loc, region, smemBase);
-    Value view = memref::ViewOp::create(
-        rewriter, loc,
-        MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
-                        workgroup),
-        smem, offset, ValueRange{});
+    Value view = sharedView(
+        rewriter, loc, {rows, padded}, elt,
+        arith::SubIOp::create(rewriter, loc, region, smemBase));
     auto staged = UnrealizedConversionCastOp::create(
         rewriter, loc,
         MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
@@ -922,7 +916,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   // Once the loop is done, the stage buffers are free (every load was
   // consumed): accumulators stored to global memory go through them.
   for (GemmOp gemm : wgmmas)
-    stageEpilogue(rewriter, loop, gemm.getC(), smem, smemBase, region,
+    stageEpilogue(rewriter, loop, gemm.getC(), smemBase, region,
                   numStages * stageBytes);
 
   addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);

@@ -74,6 +74,11 @@ inline int64_t getThreads(Operation *op) {
   return op->getParentOfType<KernelOp>().getThreads();
 }
 
+/// A view of the kernel's dynamic shared memory as a `shape` buffer of
+/// `elt` that starts `offset` (an index) bytes in.
+Value sharedView(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type elt, Value offset);
+
 inline Value threadId(OpBuilder &b, Location loc) {
   return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
 }

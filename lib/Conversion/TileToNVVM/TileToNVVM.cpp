@@ -57,6 +57,18 @@ std::optional<nvvm::Storage> nvvm::getStorage(Value buffer) {
   return s;
 }
 
+Value nvvm::sharedView(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                       Type elt, Value offset) {
+  auto workgroup =
+      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
+  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
+                               MemRefLayoutAttrInterface(), workgroup);
+  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
+  return memref::ViewOp::create(
+      b, loc, MemRefType::get(shape, elt, MemRefLayoutAttrInterface(), workgroup),
+      base, offset, ValueRange{});
+}
+
 namespace {
 
 /// The physical column of element (row, col) of a swizzled 2-d shared
@@ -241,17 +253,8 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
   if (!s || s->scope != Scope::Fragment || !offset)
     return nullptr;
   auto type = cast<MemRefType>(fragment.getType());
-  MLIRContext *ctx = b.getContext();
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                               MemRefLayoutAttrInterface(), workgroup);
-  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
-  Value view = memref::ViewOp::create(
-      b, loc,
-      MemRefType::get(type.getShape(), type.getElementType(),
-                      MemRefLayoutAttrInterface(), workgroup),
-      base, indexConst(b, loc, offset.getInt()), ValueRange{});
+  Value view = sharedView(b, loc, type.getShape(), type.getElementType(),
+                          indexConst(b, loc, offset.getInt()));
   barrier(b, loc);
   forEachHeldElement(
       b, loc, s->layout, s->numRegisters,
@@ -1009,16 +1012,8 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
             getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
       return rewriter.notifyMatchFailure(op, "shape or accumulator layout");
 
-    MLIRContext *ctx = getContext();
-    auto workgroup =
-        gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
-                                 MemRefLayoutAttrInterface(), workgroup);
-    Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
-    Value dense = memref::ViewOp::create(
-        rewriter, loc,
-        MemRefType::get({m, k}, aElt, MemRefLayoutAttrInterface(), workgroup),
-        base, indexConst(rewriter, loc, scratch.getInt()), ValueRange{});
+    Value dense = sharedView(rewriter, loc, {m, k}, aElt,
+                             indexConst(rewriter, loc, scratch.getInt()));
     // Zeros, then the kept values at the positions their metadata give.
     barrier(rewriter, loc);
     Value zero = zeroOf(rewriter, loc, aElt);
@@ -1665,8 +1660,6 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
   int64_t threads = getThreads(loop);
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto kernel = loop->getParentOfType<KernelOp>();
 
   // Stage buffers, after the kernel's other shared buffers.
@@ -1676,14 +1669,8 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
     SmallVector<int64_t> shape = {numStages};
     shape.append(type.getShape().begin(), type.getShape().end());
     sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-    auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
-                                 MemRefLayoutAttrInterface(), workgroup);
-    Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
-    p.stages = memref::ViewOp::create(
-        rewriter, loc,
-        MemRefType::get(shape, type.getElementType(),
-                        MemRefLayoutAttrInterface(), workgroup),
-        base, indexConst(rewriter, loc, sharedBytes), ValueRange{});
+    p.stages = sharedView(rewriter, loc, shape, type.getElementType(),
+                          indexConst(rewriter, loc, sharedBytes));
     sharedBytes +=
         numStages * type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
@@ -1779,11 +1766,8 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
 
 LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                                                KernelOp kernel, int sm) {
-  MLIRContext *ctx = kernel.getContext();
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   auto lowered = [&](Operation *alloc, Value storage,
                      FragmentLayoutAttr layout) {
     auto cast = UnrealizedConversionCastOp::create(
@@ -1813,14 +1797,11 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     if (isa<AllocSharedOp>(op)) {
       // Placed at the end, once the pipelines have taken over the buffers
       // they replace by stage buffers.
-      auto bytes = MemRefType::get({ShapedType::kDynamic}, rewriter.getI8Type(),
-                                   MemRefLayoutAttrInterface(), workgroup);
-      Value base = gpu::DynamicSharedMemoryOp::create(rewriter, loc, bytes);
-      auto viewType = MemRefType::get(type.getShape(), type.getElementType(),
-                                      MemRefLayoutAttrInterface(), workgroup);
       auto offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      auto view = memref::ViewOp::create(rewriter, loc, viewType, base, offset,
-                                         ValueRange{});
+      auto view = cast<memref::ViewOp>(
+          sharedView(rewriter, loc, type.getShape(), type.getElementType(),
+                     offset)
+              .getDefiningOp());
       rewriter.setInsertionPoint(op);
       Operation *alloc = op;
       auto castOp = UnrealizedConversionCastOp::create(
