@@ -207,12 +207,13 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     # Source locations do not change the binary: leaving them out of the
     # key lets a cache filled from another checkout (or machine) serve.
     key = cache.make_key(_LOCATION.sub("", ir), target, version)
-    entry = cache.lookup(key, _compiler_id())
+    compiler_id = _compiler_id()
+    entry = cache.lookup(key, compiler_id)
     if entry is None:
         if target == "cpu":
-            entry = _build_bundle(func, ir, target, key, version)
+            entry = _build_bundle(func, ir, target, key, version, compiler_id)
         else:
-            entry = _build_cuda_bundle(func, ir, launch, target, key, version)
+            entry = _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
 
 
@@ -252,7 +253,7 @@ def _kernel_args(params, host_args):
     return out
 
 
-def _build_cuda_bundle(func, ir, launch, target, key, version):
+def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
     chip = target.split(":")[1]
     if launch is None:
         raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
@@ -272,14 +273,14 @@ def _build_cuda_bundle(func, ir, launch, target, key, version):
               "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
               "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
-              "compiler_version": version, "compiler_id": _compiler_id()}
+              "compiler_version": version, "compiler_id": compiler_id}
     if k.get("cluster"):
         bundle["cluster"] = k["cluster"]
     files = {"kernel.cubin": cubin, "kernel.ptx": ptx, "kernel.mlir": ir.encode()}
     return cache.store(key, bundle, files)
 
 
-def _build_bundle(func, ir, target, key, version):
+def _build_bundle(func, ir, target, key, version, compiler_id):
     with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
         so = pathlib.Path(tmp) / "kernel.so"
         llvm_ir = _compiler().compile_cpu(ir, so)
@@ -287,7 +288,7 @@ def _build_bundle(func, ir, target, key, version):
                  "kernel.mlir": ir.encode()}
     meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",
             "params": _params_meta(func), "compiler_version": version,
-            "compiler_id": _compiler_id()}
+            "compiler_id": compiler_id}
     return cache.store(key, meta, files)
 
 
