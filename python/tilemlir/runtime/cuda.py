@@ -701,18 +701,20 @@ def _check_tensor_map(d, ptr, shape, strides, box, estr, swizzle, l2, oob, name)
 
 
 def _tma_source(v, item, name):
-    """(address, byte strides, copy) that a TMA descriptor of tensor `v`
-    reads: the tensor itself when its base and row strides are multiples of
-    16 bytes (what TMA requires), else a copy with each row padded to 16
+    """(address, shape, byte strides, copy) that a TMA descriptor of tensor
+    `v` reads: the tensor itself when its base and row strides are multiples
+    of 16 bytes (what TMA requires), else a copy with each row padded to 16
     bytes (made with torch on its current stream, kept until the launch is
     enqueued). The descriptor keeps the tensor's own shape, so the padding
-    is never read."""
+    is never read. An empty tensor (K = 0, say) is never read either, but
+    its descriptor still needs sizes >= 1 and valid strides."""
     strides = [s * item for s in v.strides]
     if 0 in v.shape:
-        # Nothing to read: any valid strides do (see pack_args).
-        return v.ptr, [16 * (len(strides) - 1 - i) or item for i in range(len(strides))], None
+        rank = len(strides)
+        return (v.ptr, [max(1, d) for d in v.shape],
+                [16 * (rank - 1 - i) or item for i in range(rank)], None)
     if v.ptr % 16 == 0 and all(s % 16 == 0 for s in strides[:-1]):
-        return v.ptr, strides, None
+        return v.ptr, v.shape, strides, None
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(v.obj, torch.Tensor):
         raise ValueError(f"argument '{name}' is read with TMA, which needs a 16-byte aligned "
@@ -724,7 +726,7 @@ def _tma_source(v, item, name):
     padded = torch.empty(tuple(v.shape[:-1]) + (-(-inner // per) * per,),
                          dtype=v.obj.dtype, device=v.obj.device)
     padded[..., :inner].copy_(v.obj)
-    return padded.data_ptr(), [s * item for s in padded.stride()], padded
+    return padded.data_ptr(), v.shape, [s * item for s in padded.stride()], padded
 
 
 # --- Tensors ------------------------------------------------------------------------------
@@ -1020,10 +1022,7 @@ class CudaKernel:
                 out.append(pack_scalar(a["dtype"], v, p["name"]))
             else:   # tma
                 item = a["elem"].itemsize
-                ptr, strides, copy = _tma_source(v, item, p["name"])
-                # An empty dimension (K = 0, say) means the kernel loads
-                # nothing from it; the descriptor still needs sizes >= 1.
-                shape = [max(1, d) for d in v.shape]
+                ptr, shape, strides, copy = _tma_source(v, item, p["name"])
                 tmap = encode_tensor_map(
                     ptr, a["elem"].name, shape, strides, a["box"],
                     element_strides=a["element_strides"], swizzle=a["swizzle"],
