@@ -155,11 +155,29 @@ Value registerHoldsElement(OpBuilder &b, Location loc,
   int64_t elements = 1;
   for (int64_t d : layout.getShape())
     elements *= d;
-  if (elements % layout.getThreads() == 0)
+  // Replicated layouts fill every slot (isWalkable).
+  if ((elements * layout.getReplicate()) % layout.getThreads() == 0)
     return nullptr;
   return arith::CmpIOp::create(
       b, loc, arith::CmpIPredicate::ult, tid,
       indexConst(b, loc, elements - reg * layout.getThreads()));
+}
+
+/// True when register `reg` of thread `tid` holds an element and the
+/// thread is its owner (the one copy of a replicated layout that writes
+/// it out). Null when every held register is owned.
+Value registerOwnsElement(OpBuilder &b, Location loc,
+                          FragmentLayoutAttr layout, Value tid, int64_t reg) {
+  Value holds = registerHoldsElement(b, loc, layout, tid, reg);
+  if (layout.getReplicate() == 1)
+    return holds;
+  // The owner of the element in slot (thread, register): map . inverse.
+  AffineExpr owner = layout.getMap().getResult(0).replaceDims(
+      llvm::to_vector(layout.getInverse().getResults()));
+  Value owns =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                            expandAtRegister(b, loc, owner, tid, reg));
+  return holds ? arith::AndIOp::create(b, loc, holds, owns).getResult() : owns;
 }
 
 /// Runs `body` for every element the current thread holds in a fragment of
@@ -172,6 +190,19 @@ void forEachHeldElement(
   for (int64_t r = 0; r < registers; ++r) {
     SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
     buildIf(b, loc, registerHoldsElement(b, loc, layout, tid, r),
+            [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
+  }
+}
+
+/// forEachHeldElement for the elements the current thread owns: each
+/// element once, for writes out of a (possibly replicated) fragment.
+void forEachOwnedElement(
+    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
+    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body) {
+  Value tid = threadId(b, loc);
+  for (int64_t r = 0; r < registers; ++r) {
+    SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
+    buildIf(b, loc, registerOwnsElement(b, loc, layout, tid, r),
             [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
   }
 }
@@ -191,6 +222,11 @@ int64_t numElements(ArrayRef<int64_t> shape) {
 bool isWalkable(FragmentLayoutAttr layout, int64_t registers) {
   ArrayRef<int64_t> shape = layout.getShape();
   int64_t n = numElements(shape), threads = layout.getThreads();
+  // Replicas: the inverse places a copy in every slot (the attribute's
+  // verifier checked it).
+  if (layout.getReplicate() > 1)
+    return (n * layout.getReplicate()) % threads == 0 &&
+           n * layout.getReplicate() == registers * threads;
   if (n > (int64_t(1) << 20))
     return true;
   int64_t visited = 0;
@@ -256,7 +292,7 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
   Value view = sharedView(b, loc, type.getShape(), type.getElementType(),
                           indexConst(b, loc, offset.getInt()));
   barrier(b, loc);
-  forEachHeldElement(
+  forEachOwnedElement(
       b, loc, s->layout, s->numRegisters,
       [&](OpBuilder &tb, Location tl, int64_t r, ArrayRef<Value> idx) {
         Value v = memref::LoadOp::create(tb, tl, s->memref,
@@ -412,6 +448,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       // both are inside the tensor and the pair is aligned.
       Value pairAligned;
       bool pairs = (dstGlobal || dstScope == Scope::Shared) &&
+                   layout.getReplicate() == 1 &&
                    op.getTileShape().size() == 2 &&
                    layout.getShape().size() == 2 &&
                    op.getTarget().getType().getLayout().isIdentity() &&
@@ -496,7 +533,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
         buildIf(
-            rewriter, loc, registerHoldsElement(rewriter, loc, layout, tid, r),
+            rewriter, loc, registerOwnsElement(rewriter, loc, layout, tid, r),
             [&](OpBuilder &b, Location l) {
               SmallVector<Value> idx =
                   dst.indices(b, l, tileIndicesOf(fragIdx, layout.getShape()));
@@ -726,6 +763,9 @@ struct MmaGemm {
   WarpPartition part;
   Type aElt, cElt;
   int64_t aRowLength, bRowLength; // inner extents of the stored A and B
+  /// A is a fragment in the accumulator layout of an M x K gemm with the
+  /// same warp rows (mmaAFromRegisters): its registers are the operands.
+  bool aInRegisters = false;
 };
 
 /// C += op(A) op(B): each warp computes its warp tile of C with ldmatrix
@@ -824,6 +864,22 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
     Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
     SmallVector<Value> aFrags, bFrags;
     for (int64_t am = 0; am < atomsM; ++am) {
+      if (mma.aInRegisters) {
+        // a0..a7 of lane 0 of the first warp (the registers are the same in
+        // every lane): rows am * 16 + {0, 8}, columns ks * 16 + {0, 1, 8, 9}.
+        SmallVector<Value> e;
+        for (int64_t q = 0; q < 8; ++q) {
+          int64_t row = am * 16 + (q / 2 % 2) * 8;
+          int64_t col = ks * 16 + (q / 4) * 8 + q % 2;
+          int64_t reg = mma.a.layout.apply({row, col}).second;
+          e.push_back(memref::LoadOp::create(
+              rewriter, loc, mma.a.memref,
+              ValueRange{indexConst(rewriter, loc, reg)}));
+        }
+        aFrags.push_back(
+            vector::FromElementsOp::create(rewriter, loc, aType, e));
+        continue;
+      }
       Value m0 = add(warpRow, am * 16);
       if (useLdMatrix) {
         // Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
@@ -901,6 +957,38 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   }
 }
 
+/// The warp partition of a gemm that runs as mma.sync, given its
+/// accumulator: sm_90a keeps the wgmma partition (tile-infer-layouts chose
+/// it) where the accumulator has that layout.
+std::optional<WarpPartition> mmaPartition(GemmOp op, const Storage &c,
+                                          int sm) {
+  int64_t m = op.getM(), n = op.getN(), k = op.getK();
+  int64_t threads = getThreads(op);
+  Type aElt = op.getA().getType().getElementType();
+  std::optional<WarpPartition> part;
+  if (sm >= 90)
+    part = getWgmmaPartition(m, n, k, threads / nvvm::kWarpSize, aElt);
+  if (!part || c.layout != getMmaSyncAccumulatorLayout(op.getContext(), m, n,
+                                                       threads, *part))
+    part = getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(),
+                            16, 8);
+  return part;
+}
+
+/// Whether the mma.sync operand A comes straight from registers: a 16-bit
+/// fragment in the accumulator layout of an M x K gemm whose warps hold
+/// whole rows, as `part` splits the rows (flash attention's P = softmax(S)
+/// cast from S's accumulator). Its m16n8 C atoms pair up into m16k16 A
+/// atoms in the same lanes.
+bool mmaAFromRegisters(GemmOp op, const Storage &a, WarpPartition part) {
+  Type aElt = op.getA().getType().getElementType();
+  return a.scope == Scope::Fragment && !op.getTransposeA() &&
+         (aElt.isF16() || aElt.isBF16()) && op.getK() % 16 == 0 &&
+         a.layout == getMmaSyncAccumulatorLayout(op.getContext(), op.getM(),
+                                                 op.getK(), getThreads(op),
+                                                 {part.warpsM, 1});
+}
+
 struct GemmLowering : public OpRewritePattern<GemmOp> {
   GemmLowering(MLIRContext *ctx, int sm) : OpRewritePattern(ctx), sm(sm) {}
 
@@ -921,8 +1009,11 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
       return castOp && castOp->hasAttr(kScratchAttr);
     };
+    std::optional<WarpPartition> part = mmaPartition(op, *c, sm);
+    bool aInRegisters = part && mmaAFromRegisters(op, *a, *part);
     if (a->scope == Scope::Local || b->scope == Scope::Local ||
-        (a->scope == Scope::Fragment && !hasScratch(op.getA())) ||
+        (a->scope == Scope::Fragment && !aInRegisters &&
+         !hasScratch(op.getA())) ||
         (b->scope == Scope::Fragment && !hasScratch(op.getB())))
       return rewriter.notifyMatchFailure(op, "operand storage");
     if (!(aElt.isF16() || aElt.isBF16() ||
@@ -942,23 +1033,15 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
              << "has fp8 inputs, which run only as wgmma on operands that a "
                 "pipelined loop loads with TMA (T.Pipelined copies of whole "
                 "shared tiles, A not transposed and B transposed)";
-    // sm_90a keeps the wgmma partition (tile-infer-layouts chose it) for
-    // the gemms that run as mma.sync.
-    std::optional<WarpPartition> part;
-    if (sm >= 90)
-      part = getWgmmaPartition(m, n, k, threads / nvvm::kWarpSize, aElt);
-    if (!part || c->layout != getMmaSyncAccumulatorLayout(getContext(), m, n,
-                                                          threads, *part))
-      part =
-          getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(), 16, 8);
     if (!part || k % 16 != 0)
       return rewriter.notifyMatchFailure(op, "shape");
     if (c->layout !=
         getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
       return rewriter.notifyMatchFailure(op, "accumulator layout");
 
-    // Operands in fragments are read through their shared scratch copy.
-    if (a->scope == Scope::Fragment)
+    // Operands in fragments are read through their shared scratch copy,
+    // but for an A in registers.
+    if (a->scope == Scope::Fragment && !aInRegisters)
       a = Storage{stageToShared(rewriter, loc, op.getA()), Scope::Shared,
                   nullptr, 0, 0};
     if (b->scope == Scope::Fragment)
@@ -969,7 +1052,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
                 MmaGemm{*a, *b, *c, m, n, k, op.getTransposeA(),
                         op.getTransposeB(), op.getClearAccum(), *part, aElt,
                         cElt, op.getA().getType().getShape()[1],
-                        op.getB().getType().getShape()[1]});
+                        op.getB().getType().getShape()[1], aInRegisters});
     rewriter.eraseOp(op);
     return success();
   }
@@ -1101,8 +1184,45 @@ struct ParallelPlan {
   FragmentLayoutAttr layout;
   Value driver;
   llvm::SetVector<Value> staged;
+  /// Loads of fragments at some of the loop indices (a row vector read in
+  /// a 2-D loop) that the thread holds itself: for each driver register,
+  /// the register of the loaded fragment.
+  DenseMap<Operation *, SmallVector<int64_t>> projected;
   bool supported = true;
 };
+
+/// For a load of `fragment` at loop indices `positions` (the load's i-th
+/// index is the loop's index positions[i]) in a loop driven by a fragment of
+/// `driver` layout with `driverRegs` registers: the fragment's register
+/// that each driver register's element reads, when every thread holds it
+/// there itself. Checked by enumerating the slots.
+std::optional<SmallVector<int64_t>>
+projectedRegisters(FragmentLayoutAttr driver, int64_t driverRegs,
+                   FragmentLayoutAttr fragment, ArrayRef<int64_t> positions) {
+  int64_t threads = driver.getThreads();
+  int64_t n = numElements(driver.getShape());
+  if (fragment.getThreads() != threads || !fragment.getInverse() ||
+      threads * driverRegs > (int64_t(1) << 18))
+    return std::nullopt;
+  bool full = (n * driver.getReplicate()) % threads == 0;
+  SmallVector<int64_t> regs(driverRegs, -1);
+  for (int64_t t = 0; t < threads; ++t) {
+    for (int64_t r = 0; r < driverRegs; ++r) {
+      if (!full && r * threads + t >= n)
+        continue; // the slot holds nothing (registerHoldsElement)
+      SmallVector<int64_t> e = driver.applyInverse(t, r);
+      SmallVector<int64_t> at;
+      for (int64_t p : positions)
+        at.push_back(e[p]);
+      int64_t reg = fragment.apply(at).second;
+      if (reg < 0 || (regs[r] != -1 && regs[r] != reg) ||
+          fragment.applyInverse(t, reg) != at)
+        return std::nullopt;
+      regs[r] = reg;
+    }
+  }
+  return regs;
+}
 
 ParallelPlan planParallel(ParallelOp op) {
   ParallelPlan plan;
@@ -1131,13 +1251,37 @@ ParallelPlan planParallel(ParallelOp op) {
                  s->layout.getShape() == extents;
       if (own)
         continue;
-      if (!isa<memref::LoadOp>(inner)) {
+      auto load = dyn_cast<memref::LoadOp>(inner);
+      if (!load) {
         plan.supported = false;
         continue;
       }
+      // At loop indices only: maybe held by the thread itself.
+      SmallVector<int64_t> positions;
+      for (Value index : load.getIndices()) {
+        auto arg = dyn_cast<BlockArgument>(index);
+        if (!arg || arg.getOwner() != &op.getBodyBlock())
+          break;
+        positions.push_back(arg.getArgNumber());
+      }
+      if (plan.layout && load->getBlock() == &op.getBodyBlock() &&
+          positions.size() == load.getIndices().size())
+        if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
+                plan.layout, getStorage(plan.driver)->numRegisters, s->layout,
+                positions)) {
+          plan.projected[inner] = std::move(*regs);
+          continue;
+        }
       plan.staged.insert(operand);
     }
   });
+  // A fragment read both ways is read from its scratch copy throughout.
+  for (auto it = plan.projected.begin(); it != plan.projected.end();) {
+    auto current = it++;
+    if (plan.staged.contains(
+            cast<memref::LoadOp>(current->first).getMemRef()))
+      plan.projected.erase(current);
+  }
   return plan;
 }
 
@@ -1177,6 +1321,16 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
       IRMapping mapping;
       mapping.map(ivs, indices);
       for (Operation &inner : body.without_terminator()) {
+        if (auto load = dyn_cast<memref::LoadOp>(inner);
+            load && reg && plan.projected.count(load)) {
+          Value regs = getStorage(load.getMemRef())->memref;
+          Value v = memref::LoadOp::create(
+              b, load.getLoc(), regs,
+              ValueRange{indexConst(b, load.getLoc(),
+                                    plan.projected.lookup(load)[*reg])});
+          mapping.map(load.getResult(), v);
+          continue;
+        }
         if (auto load = dyn_cast<memref::LoadOp>(inner)) {
           auto staged = stagedViews.find(load.getMemRef());
           if (staged != stagedViews.end()) {
@@ -1246,6 +1400,103 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
 // Reduce
 //===----------------------------------------------------------------------===//
 
+/// A tile.reduce from a fragment into a fragment that stays in registers:
+/// each thread folds its own source registers into the target register of
+/// their row, then the threads that share a row combine their partial
+/// results by a butterfly of warp shuffles.
+struct RegisterReduce {
+  /// The source registers each target register folds (the same in every
+  /// thread).
+  SmallVector<SmallVector<int64_t>> sources;
+  /// The lane masks of the butterfly (xor shuffles).
+  SmallVector<int64_t> laneMasks;
+};
+
+/// The register plan of `op`, when its layouts allow one: the source
+/// layout holds every element once and every thread holds the target rows
+/// of its source elements; the threads that hold a target row, at the same
+/// register, differ only in lane bits (the butterfly masks), and together
+/// hold every source element of the row. Checked by enumerating the slots.
+std::optional<RegisterReduce> planRegisterReduce(ReduceOp op) {
+  std::optional<Storage> src = getStorage(op.getSource());
+  std::optional<Storage> dst = getStorage(op.getTarget());
+  Type elt = op.getSource().getType().getElementType();
+  if (!src || !dst || src->scope != Scope::Fragment ||
+      dst->scope != Scope::Fragment || !elt.isIntOrFloat() ||
+      elt.getIntOrFloatBitWidth() > 32)
+    return std::nullopt;
+  FragmentLayoutAttr from = src->layout, to = dst->layout;
+  int64_t threads = from.getThreads(), dim = op.getDim();
+  if (to.getThreads() != threads || from.getReplicate() != 1 ||
+      numElements(from.getShape()) != src->numRegisters * threads ||
+      numElements(to.getShape()) * to.getReplicate() !=
+          dst->numRegisters * threads ||
+      from.getShape().size() < 2 ||
+      threads * src->numRegisters > (int64_t(1) << 18))
+    return std::nullopt;
+  auto project = [&](SmallVector<int64_t> e) {
+    e.erase(e.begin() + dim);
+    return e;
+  };
+  RegisterReduce plan;
+  plan.sources.resize(dst->numRegisters);
+  for (int64_t t = 0; t < threads; ++t) {
+    SmallVector<SmallVector<int64_t>> sources(dst->numRegisters);
+    for (int64_t q = 0; q < src->numRegisters; ++q) {
+      SmallVector<int64_t> row = project(from.applyInverse(t, q));
+      int64_t reg = to.apply(row).second;
+      if (reg < 0 || reg >= dst->numRegisters || to.applyInverse(t, reg) != row)
+        return std::nullopt;
+      sources[reg].push_back(q);
+    }
+    if (t == 0)
+      plan.sources = sources;
+    else if (sources != plan.sources)
+      return std::nullopt;
+  }
+  // Lane bits across which every thread's target rows repeat.
+  for (int64_t mask = 1; mask < nvvm::kWarpSize; mask *= 2) {
+    bool same = true;
+    for (int64_t t = 0; t < threads && same; ++t)
+      for (int64_t r = 0; r < dst->numRegisters && same; ++r)
+        same = to.applyInverse(t, r) == to.applyInverse(t ^ mask, r);
+    if (same)
+      plan.laneMasks.push_back(mask);
+  }
+  // Every source element of a row is held within the butterfly group of
+  // any thread holding the row: the groups hold the row's length.
+  int64_t group = int64_t(1) << plan.laneMasks.size();
+  int64_t perThread = 0;
+  for (const SmallVector<int64_t> &s : plan.sources)
+    perThread = std::max<int64_t>(perThread, s.size());
+  for (const SmallVector<int64_t> &s : plan.sources)
+    if (int64_t(s.size()) != perThread)
+      return std::nullopt;
+  if (perThread * group != from.getShape()[dim])
+    return std::nullopt;
+  return plan;
+}
+
+/// A value shuffled across lanes (xor `mask`), widened to 32 bits for the
+/// shuffle where narrower.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
+  Type type = v.getType();
+  Value wide = v;
+  if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() < 32)
+    wide = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+  else if (type.isInteger() && type.getIntOrFloatBitWidth() < 32)
+    wide = arith::ExtSIOp::create(b, loc, b.getI32Type(), v);
+  Value shuffled =
+      gpu::ShuffleOp::create(b, loc, wide, mask, nvvm::kWarpSize,
+                             gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+  if (wide == v)
+    return shuffled;
+  if (isa<FloatType>(type))
+    return arith::TruncFOp::create(b, loc, type, shuffled);
+  return arith::TruncIOp::create(b, loc, type, shuffled);
+}
+
 struct ReduceLowering : public OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -1256,6 +1507,32 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
     std::optional<Storage> dst = getStorage(op.getTarget());
     if (!src || !dst || src->scope == Scope::Local)
       return failure();
+    ReduceKind kind = op.getKind();
+    Type elt = op.getSource().getType().getElementType();
+    if (std::optional<RegisterReduce> plan = planRegisterReduce(op)) {
+      auto reg = [&](int64_t r) { return indexConst(rewriter, loc, r); };
+      for (auto [r, sources] : llvm::enumerate(plan->sources)) {
+        Value acc = reduceIdentity(rewriter, loc, kind, elt);
+        for (int64_t q : sources)
+          acc = reduceCombine(
+              rewriter, loc, kind, acc,
+              reduceOperand(rewriter, loc, kind,
+                            memref::LoadOp::create(rewriter, loc, src->memref,
+                                                   ValueRange{reg(q)})));
+        for (int64_t mask : plan->laneMasks)
+          acc = reduceCombine(rewriter, loc, kind, acc,
+                              shuffleXor(rewriter, loc, acc, mask));
+        if (!op.getClear())
+          acc = reduceCombine(rewriter, loc, kind,
+                              memref::LoadOp::create(rewriter, loc, dst->memref,
+                                                     ValueRange{reg(r)}),
+                              acc);
+        memref::StoreOp::create(rewriter, loc, acc, dst->memref,
+                                ValueRange{reg(r)});
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
     Value source = src->memref;
     if (src->scope == Scope::Fragment) {
       source = stageToShared(rewriter, loc, op.getSource());
@@ -1263,10 +1540,8 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
         return rewriter.notifyMatchFailure(op, "source without scratch");
     }
     MemRefType srcType = op.getSource().getType();
-    Type elt = srcType.getElementType();
     int64_t dim = op.getDim();
     int64_t length = srcType.getDimSize(dim);
-    ReduceKind kind = op.getKind();
 
     // The reduction of the source's row at `outIdx` (target indices),
     // starting from `init`.
@@ -1380,7 +1655,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
       return success();
     }
     if (value->scope == Scope::Fragment) {
-      forEachHeldElement(
+      forEachOwnedElement(
           rewriter, loc, value->layout, value->numRegisters,
           [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> tileIdx) {
             Value v = memref::LoadOp::create(b, l, value->memref,
@@ -1853,8 +2128,10 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   // reductions, gemm operands, loops that read another shape.
   llvm::SetVector<Value> needScratch;
   kernel.walk([&](Operation *op) {
-    if (auto reduce = dyn_cast<ReduceOp>(op))
-      needScratch.insert(reduce.getSource());
+    if (auto reduce = dyn_cast<ReduceOp>(op)) {
+      if (!planRegisterReduce(reduce))
+        needScratch.insert(reduce.getSource());
+    }
     else if (auto copy = dyn_cast<CopyOp>(op)) {
       std::optional<Storage> from = getStorage(copy.getSource());
       std::optional<Storage> to = getStorage(copy.getTarget());
@@ -1862,7 +2139,12 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
           to->scope == Scope::Fragment && from->layout != to->layout)
         needScratch.insert(copy.getSource());
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
-      needScratch.insert(gemm.getA());
+      std::optional<Storage> a = getStorage(gemm.getA());
+      std::optional<Storage> c = getStorage(gemm.getC());
+      std::optional<WarpPartition> part =
+          a && c ? mmaPartition(gemm, *c, sm) : std::nullopt;
+      if (!part || !mmaAFromRegisters(gemm, *a, *part))
+        needScratch.insert(gemm.getA());
       needScratch.insert(gemm.getB());
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
       ParallelPlan plan = planParallel(loop);

@@ -88,6 +88,43 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
       /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
 }
 
+FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
+                                                  int64_t m, int64_t threads,
+                                                  WarpPartition partition) {
+  int64_t wn = partition.warpsN;
+  int64_t tileM = m / partition.warpsM;
+  AffineExpr i = getAffineDimExpr(0, ctx);
+  // Row i of the accumulator is held by the 4 lanes (i mod 8) * 4 + c of
+  // each of the warpsN warps of its warp row, in register (i mod tileM) / 8
+  // (atom row-block and upper/lower half).
+  AffineExpr thread = i.floorDiv(tileM) * (32 * wn) + (i % 8) * 4;
+  AffineExpr reg = (i % tileM).floorDiv(8);
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr row = t.floorDiv(32 * wn) * tileM + q * 8 + (t % 32).floorDiv(4);
+  return FragmentLayoutAttr::get(
+      ctx, {m}, threads, AffineMap::get(1, 0, {thread, reg}, ctx),
+      /*replicate=*/4 * wn, AffineMap::get(2, 0, {row}, ctx));
+}
+
+FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
+  ArrayRef<int64_t> shape = layout.getShape();
+  int64_t threads = layout.getThreads();
+  if (shape.size() != 2 || threads % 32 != 0)
+    return nullptr;
+  int64_t warps = threads / 32, m = shape[0], n = shape[1];
+  for (int64_t wm = 1; wm <= warps; ++wm) {
+    if (warps % wm != 0)
+      continue;
+    WarpPartition part{wm, warps / wm};
+    if (m % (16 * part.warpsM) != 0 || n % (8 * part.warpsN) != 0)
+      continue;
+    if (getMmaSyncAccumulatorLayout(layout.getContext(), m, n, threads,
+                                    part) == layout)
+      return getMmaSyncRowLayout(layout.getContext(), m, threads, part);
+  }
+  return nullptr;
+}
+
 FragmentLayoutAttr mlir::tile::getCyclicLayout(MLIRContext *ctx,
                                                ArrayRef<int64_t> shape,
                                                int64_t threads) {

@@ -178,8 +178,10 @@ LogicalResult FragmentLayoutAttr::verify(
     return success();
 
   // Every element must land on an owner thread in range, and no two elements
-  // may share a (thread, register) slot.
-  int64_t owners = threads / replicate;
+  // may share a (thread, register) slot. With an inverse the replicas are
+  // wherever it puts them, so any thread may be the owner.
+  bool placedByInverse = inverse && replicate > 1;
+  int64_t owners = placedByInverse ? threads : threads / replicate;
   llvm::DenseSet<std::pair<int64_t, int64_t>> slots;
   SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t linear = 0; linear < numElements; ++linear) {
@@ -226,6 +228,50 @@ LogicalResult FragmentLayoutAttr::verify(
       }
     }
   }
+  if (!placedByInverse)
+    return success();
+
+  // Replicas: every slot (thread t, register q) of every thread holds an
+  // element, at the register its owner holds it in, and each element is
+  // held `replicate` times.
+  int64_t total = numElements * replicate;
+  if (total % threads != 0)
+    return emitError() << "fragment layout with replicate = " << replicate
+                       << " holds " << total
+                       << " element copies, not a multiple of the " << threads
+                       << " threads";
+  int64_t registers = total / threads;
+  llvm::DenseMap<int64_t, int64_t> copies;
+  for (int64_t t = 0; t < threads; ++t) {
+    for (int64_t q = 0; q < registers; ++q) {
+      int64_t slot[2] = {t, q};
+      SmallVector<int64_t> element;
+      int64_t linear = 0;
+      bool inRange = true;
+      for (auto [d, expr] : llvm::enumerate(inverse.getResults())) {
+        std::optional<int64_t> v = evaluate(expr, slot);
+        inRange &= v && *v >= 0 && *v < shape[d];
+        element.push_back(v.value_or(-1));
+        linear = linear * shape[d] + element.back();
+      }
+      std::optional<int64_t> reg =
+          inRange ? evaluate(map.getResult(1), element) : std::nullopt;
+      if (!inRange || reg != q) {
+        auto diag = emitError() << "fragment layout inverse maps (thread " << t
+                                << ", register " << q << ") to element [";
+        llvm::interleaveComma(element, diag);
+        return diag << "], which "
+                    << (inRange ? "the map places in another register"
+                                : "is outside the shape");
+      }
+      ++copies[linear];
+    }
+  }
+  for (auto [linear, count] : copies)
+    if (count != replicate)
+      return emitError() << "fragment layout holds element " << linear
+                         << " (row-major) " << count
+                         << " times; replicate = " << replicate;
   return success();
 }
 
@@ -290,6 +336,15 @@ FragmentLayoutAttr::apply(ArrayRef<int64_t> indices) const {
   std::optional<int64_t> thread = evaluate(getMap().getResult(0), indices);
   std::optional<int64_t> reg = evaluate(getMap().getResult(1), indices);
   return {thread.value_or(-1), reg.value_or(-1)};
+}
+
+SmallVector<int64_t> FragmentLayoutAttr::applyInverse(int64_t thread,
+                                                     int64_t reg) const {
+  int64_t slot[2] = {thread, reg};
+  SmallVector<int64_t> indices;
+  for (AffineExpr expr : getInverse().getResults())
+    indices.push_back(evaluate(expr, slot).value_or(-1));
+  return indices;
 }
 
 int64_t FragmentLayoutAttr::getNumRegisters() const {

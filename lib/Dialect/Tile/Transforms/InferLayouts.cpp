@@ -1,7 +1,8 @@
 //===- InferLayouts.cpp - tile-infer-layouts ------------------------------===//
 //
 // Chooses the register layout of every fragment buffer: anchored at gemm
-// accumulators, pinned by tile.annotate_layout, cyclic otherwise.
+// accumulators, pinned by tile.annotate_layout, spread from those along
+// copies, reductions and parallel loops, cyclic otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 #include "tile/Target/TargetInfo.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/Debug.h"
 
@@ -24,9 +26,11 @@ using namespace mlir::tile;
 
 namespace {
 
-/// The layout of one fragment, or failure (reported).
-FailureOr<FragmentLayoutAttr>
-inferLayout(AllocFragmentOp alloc, const TargetInfo &target, int64_t threads) {
+/// The layout a fragment's anchors require (gemm accumulators, pinned
+/// layouts), null when it has none, or failure (reported).
+FailureOr<FragmentLayoutAttr> anchorLayout(AllocFragmentOp alloc,
+                                           const TargetInfo &target,
+                                           int64_t threads) {
   FragmentLayoutAttr chosen;
   Operation *anchor = nullptr;
   // The users in program order (use lists are not), so that a conflict
@@ -69,12 +73,114 @@ inferLayout(AllocFragmentOp alloc, const TargetInfo &target, int64_t threads) {
     chosen = candidate;
     anchor = user;
   }
-  if (!chosen)
-    chosen = getCyclicLayout(alloc.getContext(), alloc.getType().getShape(),
-                             threads);
-  LLVM_DEBUG(llvm::dbgs() << "layout of " << alloc << ": " << chosen << "\n");
   return chosen;
 }
+
+/// Spreads anchored layouts to the fragments that have none, to a fixed
+/// point, along the ops whose lowering then stays in registers:
+/// - a whole-fragment tile.copy: both ends share a layout (the cast of an
+///   accumulator to the gemm operand type keeps its layout);
+/// - tile.reduce along the columns of an accumulator layout: the target
+///   gets the accumulator's row layout (replicated over the row's threads);
+/// - tile.parallel: the fragments accessed at the loop indices share the
+///   layout of the loop's driver, and a fragment accessed at the first index
+///   of a 2-D loop gets the driver's row layout.
+/// A fragment keeps the first layout it gets; the lowering moves data
+/// between fragments whose layouts differ through shared memory.
+class Propagation {
+public:
+  explicit Propagation(DenseMap<Value, FragmentLayoutAttr> &layouts)
+      : layouts(layouts) {}
+
+  void run(KernelOp kernel) {
+    do {
+      changed = false;
+      kernel.walk([&](Operation *op) {
+        if (auto copy = dyn_cast<CopyOp>(op))
+          visitCopy(copy);
+        else if (auto reduce = dyn_cast<ReduceOp>(op))
+          visitReduce(reduce);
+        else if (auto loop = dyn_cast<ParallelOp>(op))
+          visitParallel(loop);
+      });
+    } while (changed);
+  }
+
+private:
+  bool isFragment(Value v) {
+    return v.getDefiningOp<AllocFragmentOp>() != nullptr;
+  }
+  FragmentLayoutAttr get(Value v) { return layouts.lookup(v); }
+  void offer(Value v, FragmentLayoutAttr layout) {
+    if (!layout || !isFragment(v) || get(v) ||
+        cast<MemRefType>(v.getType()).getShape() != layout.getShape())
+      return;
+    layouts[v] = layout;
+    changed = true;
+  }
+
+  void visitCopy(CopyOp copy) {
+    Value src = copy.getSource(), dst = copy.getTarget();
+    if (!isFragment(src) || !isFragment(dst) ||
+        cast<MemRefType>(src.getType()).getShape() !=
+            ArrayRef<int64_t>(copy.getSourceSizes()) ||
+        cast<MemRefType>(dst.getType()).getShape() !=
+            ArrayRef<int64_t>(copy.getTargetSizes()))
+      return;
+    offer(dst, get(src));
+    offer(src, get(dst));
+  }
+
+  void visitReduce(ReduceOp reduce) {
+    FragmentLayoutAttr src = get(reduce.getSource());
+    if (src && reduce.getDim() == 1)
+      offer(reduce.getTarget(), getRowLayout(src));
+  }
+
+  void visitParallel(ParallelOp loop) {
+    ValueRange ivs = loop.getBodyBlock().getArguments();
+    ArrayRef<int64_t> extents = loop.getExtents();
+    // Fragments accessed at all the loop indices (in order) and at the
+    // first one alone; writes first, as the lowering picks its driver.
+    SmallVector<Value> full, rows;
+    for (bool stores : {true, false}) {
+      loop.walk([&](Operation *inner) {
+        Value memref;
+        ValueRange indices;
+        if (auto load = dyn_cast<memref::LoadOp>(inner); load && !stores) {
+          memref = load.getMemRef();
+          indices = load.getIndices();
+        } else if (auto store = dyn_cast<memref::StoreOp>(inner);
+                   store && stores) {
+          memref = store.getMemRef();
+          indices = store.getIndices();
+        }
+        if (!memref || !isFragment(memref))
+          return;
+        auto shape = cast<MemRefType>(memref.getType()).getShape();
+        if (llvm::equal(indices, ivs) && shape == extents)
+          full.push_back(memref);
+        else if (ivs.size() == 2 && indices.size() == 1 &&
+                 indices[0] == ivs[0] && shape[0] == extents[0])
+          rows.push_back(memref);
+      });
+    }
+    FragmentLayoutAttr driver;
+    for (Value f : full)
+      if ((driver = get(f)))
+        break;
+    if (!driver)
+      return;
+    for (Value f : full)
+      offer(f, driver);
+    if (ivs.size() == 2)
+      for (Value f : rows)
+        offer(f, getRowLayout(driver));
+  }
+
+  DenseMap<Value, FragmentLayoutAttr> &layouts;
+  bool changed = false;
+};
 
 struct TileInferLayoutsPass
     : public tile::impl::TileInferLayoutsBase<TileInferLayoutsPass> {
@@ -88,15 +194,31 @@ struct TileInferLayoutsPass
     if (!info->isGPU())
       return;
     bool ok = true;
-    getOperation().walk([&](AllocFragmentOp alloc) {
-      auto kernel = alloc->getParentOfType<KernelOp>();
-      FailureOr<FragmentLayoutAttr> layout =
-          inferLayout(alloc, *info, kernel.getThreads());
-      if (failed(layout)) {
-        ok = false;
+    getOperation().walk([&](KernelOp kernel) {
+      DenseMap<Value, FragmentLayoutAttr> layouts;
+      SmallVector<AllocFragmentOp> allocs;
+      kernel.walk([&](AllocFragmentOp alloc) {
+        allocs.push_back(alloc);
+        FailureOr<FragmentLayoutAttr> layout =
+            anchorLayout(alloc, *info, kernel.getThreads());
+        if (failed(layout))
+          ok = false;
+        else if (*layout)
+          layouts[alloc.getResult()] = *layout;
+      });
+      if (!ok)
         return;
+      Propagation(layouts).run(kernel);
+      for (AllocFragmentOp alloc : allocs) {
+        FragmentLayoutAttr layout = layouts.lookup(alloc.getResult());
+        if (!layout)
+          layout = getCyclicLayout(alloc.getContext(),
+                                   alloc.getType().getShape(),
+                                   kernel.getThreads());
+        LLVM_DEBUG(llvm::dbgs()
+                   << "layout of " << alloc << ": " << layout << "\n");
+        alloc->setAttr(getLayoutAttrName(), layout);
       }
-      alloc->setAttr(getLayoutAttrName(), *layout);
     });
     if (!ok)
       signalPassFailure();

@@ -461,7 +461,7 @@ func.func @pinned_not_walkable(%in: memref<64xf32>, %out: memref<256xf32>) {
   tile.kernel (%bx) in (1) threads(128) {
     // expected-error @below {{'tile.alloc_fragment' op has a register layout this lowering cannot walk: it needs the 64 elements, one each, in the slots (thread t, register r) with r * 128 + t < 64}}
     %F = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
-    tile.annotate_layout %F layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2, d0 mod 2), replicate = 2, inverse = (d0, d1) -> ((d0 mod 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
+    tile.annotate_layout %F layout(#tile.fragment<[64], threads = 128, (d0) -> (d0 floordiv 2 + 64, d0 mod 2), inverse = (d0, d1) -> ((d0 - 64) * 2 + d1)>) : memref<64xf32, #tile.scope<fragment>>
     tile.copy %in[0] to %F : memref<64xf32> to memref<64xf32, #tile.scope<fragment>>
     tile.copy %F to %out[0] : memref<64xf32, #tile.scope<fragment>> to memref<256xf32>
   }

@@ -39,6 +39,18 @@ FragmentLayoutAttr getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m,
                                                int64_t n, int64_t threads,
                                                WarpPartition partition);
 
+/// The layout of a row vector (one value per row: a reduction along the
+/// columns) of the M x N mma.sync accumulator layout of `partition`: row i
+/// is replicated over the threads that hold row i of the accumulator, at
+/// one register per 8 rows of the warp tile.
+FragmentLayoutAttr getMmaSyncRowLayout(MLIRContext *ctx, int64_t m,
+                                       int64_t threads,
+                                       WarpPartition partition);
+
+/// The row layout (see getMmaSyncRowLayout) of a 2-D accumulator layout;
+/// null for layouts that are not tensor-core accumulators.
+FragmentLayoutAttr getRowLayout(FragmentLayoutAttr layout);
+
 /// Element e (row-major linear index) held by thread e mod T, register
 /// e floordiv T, with its inverse.
 FragmentLayoutAttr getCyclicLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,

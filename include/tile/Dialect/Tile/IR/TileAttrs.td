@@ -114,13 +114,20 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     pair. `map` is an affine map from the tile's indices to two results:
     the thread that owns the element and the index of the element among
     that thread's registers. `threads` is the number of threads that hold
-    the tile; with `replicate = r` the tile is held `r` times over: the
-    owner `t` given by the map (`0 <= t < threads / r`) and the threads
-    `t + k * threads / r` for `0 < k < r` hold the same element.
+    the tile; with `replicate = r` the tile is held `r` times over, every
+    copy at the register the map gives. Without an inverse the copies are
+    the owner `t` given by the map (`0 <= t < threads / r`) and the threads
+    `t + k * threads / r` for `0 < k < r`. With an inverse, the inverse
+    places them: it maps every slot (thread `t < threads`, register
+    `q < elements * r / threads`) to the element held there, and the map's
+    thread is the owner, the copy that writes the element out. The row
+    layout of an accumulator (each row held by the threads that hold its
+    columns) is such a layout.
 
     The optional `inverse` maps (thread, register) back to the element's
-    indices; the verifier checks that it inverts `map` on every owned slot.
-    Lowerings use it to let each thread walk its own registers.
+    indices; the verifier checks that it inverts `map` on every owned slot,
+    and with `replicate > 1` that it places each element `r` times at its
+    register. Lowerings use it to let each thread walk its own registers.
 
     Example, the C fragment of one m16n8 `mma.sync` tile held by one warp:
     ```mlir
@@ -144,6 +151,10 @@ def Tile_FragmentLayoutAttr : Tile_Attr<"FragmentLayout", "fragment"> {
     int64_t getNumRegisters() const;
     /// (thread, register) of the element at `indices`, for the owner copy.
     std::pair<int64_t, int64_t> apply(::llvm::ArrayRef<int64_t> indices) const;
+    /// The indices of the element in register `reg` of `thread` (by the
+    /// inverse, which the layout must have); -1 where it does not evaluate.
+    ::llvm::SmallVector<int64_t> applyInverse(int64_t thread,
+                                              int64_t reg) const;
   }];
 }
 

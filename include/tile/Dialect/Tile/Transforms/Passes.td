@@ -30,10 +30,18 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
     lowering of an op that touches the fragment agrees on who holds what.
     Layouts are anchored at gemm accumulators (the target's tensor-core
     accumulator layout for the gemm's shape, warp count and policy); a
-    layout pinned with `tile.annotate_layout` is kept; other fragments get
-    the cyclic layout (element e on thread e mod T). Conflicting anchors
-    are reported at the fragment with the ops that disagree. On the CPU,
-    fragments need no layout and the pass changes nothing.
+    layout pinned with `tile.annotate_layout` is kept. From these anchors
+    layouts spread, to a fixed point, to the fragments that have none:
+    through whole-fragment `tile.copy` (casts included), from the source of
+    a `tile.reduce` along the columns of an accumulator to its target (the
+    row layout: each row replicated over the threads that hold it), and
+    within a `tile.parallel` from its driver to the fragments accessed at
+    the loop indices (the driver's row layout for those accessed at the
+    first index of a 2-D loop). That keeps softmax-style code in registers:
+    reductions become in-thread folds and warp shuffles. Other fragments
+    get the cyclic layout (element e on thread e mod T). Conflicting
+    anchors are reported at the fragment with the ops that disagree. On the
+    CPU, fragments need no layout and the pass changes nothing.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",

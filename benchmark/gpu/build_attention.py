@@ -1,0 +1,70 @@
+"""Compiles flash-attention forward variants (tile sizes, warps, stages) of
+examples/flash_attention/example_mha_fwd.py into bundles, for
+run_bundles.py on the H200:
+
+    .venv/bin/python benchmark/gpu/build_attention.py --out .bundles/attention
+    python3 benchmark/gpu/run_bundles.py .bundles/attention      # on the GPU
+"""
+
+import argparse
+import json
+import pathlib
+import shutil
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent.parent / "python"))
+sys.path.insert(0, str(HERE))
+
+import tilemlir  # noqa: E402
+from build_bundles import _load_flash_attention  # noqa: E402
+
+# (batch, heads, seq, dim, causal)
+SHAPES = [
+    (4, 16, 2048, 64, False), (4, 16, 2048, 64, True),
+    (4, 16, 2048, 128, False), (4, 16, 2048, 128, True),
+    (1, 16, 8192, 128, False), (1, 16, 8192, 128, True),
+    (1, 2, 200, 64, True), (1, 3, 333, 128, False),
+]
+# (block_M, block_N, threads, num_stages)
+CONFIGS = [(64, 64, 128, 2), (128, 64, 128, 2), (128, 64, 256, 2), (128, 128, 256, 2)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default=".bundles/attention")
+    parser.add_argument("--archs", nargs="+", default=["sm_80", "sm_90a"])
+    parser.add_argument("--configs", nargs="*", help="bM,bN,threads,stages ...")
+    args = parser.parse_args()
+    configs = ([tuple(int(x) for x in c.split(",")) for c in args.configs]
+               if args.configs else CONFIGS)
+    out = pathlib.Path(args.out)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    fa = _load_flash_attention()
+    index = []
+    for arch in args.archs:
+        for batch, heads, seq, dim, causal in SHAPES:
+            for bm, bn, threads, stages in configs:
+                name = (f"mha_b{batch}h{heads}s{seq}d{dim}{'c' if causal else ''}"
+                        f"_{bm}x{bn}t{threads}s{stages}_{arch}")
+                start = time.perf_counter()
+                try:
+                    kernel = tilemlir.compile(
+                        fa.flashattn.factory(batch, heads, seq, dim, causal, block_M=bm,
+                                             block_N=bn, num_stages=stages, threads=threads),
+                        out_idx=[3], target=f"cuda -arch={arch}")
+                except tilemlir.TileCompileError as e:
+                    print(f"{name}: not compiled: {str(e).splitlines()[0]}")
+                    continue
+                shutil.copytree(kernel.bundle_dir, out / name)
+                index.append({"name": name, "kind": "attention", "batch": batch,
+                              "heads": heads, "seq": seq, "dim": dim, "causal": causal,
+                              "arch": arch, "compile_s": round(time.perf_counter() - start, 3)})
+                print(f"{name:48s} compiled in {time.perf_counter() - start:.2f} s")
+    (out / "index.json").write_text(json.dumps(index, indent=1))
+
+
+if __name__ == "__main__":
+    main()
