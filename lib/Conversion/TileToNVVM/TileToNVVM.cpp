@@ -95,6 +95,16 @@ Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
       b, loc, arith::MulIOp::create(b, loc, physical, perChunkC), within);
 }
 
+/// The indices at which element `idx` of a shared buffer is stored: the
+/// column swizzled where the buffer is (see swizzledColumn).
+SmallVector<Value> physicalIndices(OpBuilder &b, Location loc,
+                                   const Storage *storage,
+                                   SmallVector<Value> idx) {
+  if (storage && storage->swizzleChunks && idx.size() == 2)
+    idx[1] = swizzledColumn(b, loc, *storage, idx[0], idx[1]);
+  return idx;
+}
+
 /// `expr` (dims: thread, register) at register `reg` as arith on `tid`.
 Value expandAtRegister(OpBuilder &b, Location loc, AffineExpr expr, Value tid,
                        int64_t reg) {
@@ -587,7 +597,11 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     CopyEnd dst(rewriter, loc, dstBuffer, op.getMixedTargetOffsets(),
                 op.getTargetSizes());
     barrier(rewriter, loc);
-    if (failed(emitVectorCopy(rewriter, op, src, dst, tile, pad, dstElt)))
+    // A swizzled shared target (one only gemms read): see swizzleSharedTiles.
+    const Storage *swizzled =
+        dstStorage && dstStorage->swizzleChunks ? &*dstStorage : nullptr;
+    if (failed(emitVectorCopy(rewriter, op, src, dst, tile, pad, dstElt,
+                              swizzled)))
       buildThreadStridedLoop(
           rewriter, loc, numElements(tile), getThreads(op),
           [&](OpBuilder &b, Location l, Value linear) {
@@ -595,7 +609,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             if (op.getTileShape().empty())
               tileIdx.clear();
             SmallVector<Value> si = src.indices(b, l, tileIdx);
-            SmallVector<Value> di = dst.indices(b, l, tileIdx);
+            SmallVector<Value> di =
+                physicalIndices(b, l, swizzled, dst.indices(b, l, tileIdx));
             Value v = loadSourceElement(b, l, src, si, pad, dstElt);
             storeTargetElement(b, l, dst, di, v);
           });
@@ -612,7 +627,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
   static LogicalResult emitVectorCopy(PatternRewriter &rewriter, CopyOp op,
                                       CopyEnd &src, CopyEnd &dst,
                                       ArrayRef<int64_t> tile, Value pad,
-                                      Type dstElt) {
+                                      Type dstElt, const Storage *swizzled) {
     Location loc = op.getLoc();
     if (op.getTileShape().empty() || src.global == dst.global)
       return failure();
@@ -697,8 +712,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                 Value v = vector::LoadOp::create(tb, tl, vecType, src.buffer,
                                                  si, false, llvm::Align(16));
                 v = convertElements(tb, tl, v, dstElt);
-                vector::StoreOp::create(tb, tl, v, dst.buffer, di, false,
-                                        llvm::Align(16));
+                vector::StoreOp::create(tb, tl, v, dst.buffer,
+                                        physicalIndices(tb, tl, swizzled, di),
+                                        false, llvm::Align(16));
                 scf::YieldOp::create(tb, tl);
               },
               [&](OpBuilder &eb, Location el) {
@@ -709,7 +725,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                   de.back() = arith::AddIOp::create(eb, el, de.back(),
                                                     indexConst(eb, el, e));
                   Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
-                  storeTargetElement(eb, el, dst, de, v);
+                  storeTargetElement(eb, el, dst,
+                                     physicalIndices(eb, el, swizzled, de), v);
                 }
                 scf::YieldOp::create(eb, el);
               });
@@ -2039,6 +2056,37 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
 // Buffers
 //===----------------------------------------------------------------------===//
 
+/// The swizzle (16-byte chunks per row) of a plain 2-d shared buffer that
+/// whole-tile copies from global memory fill and only gemms read, so that
+/// ldmatrix reads it without bank conflicts; 0 to keep it unswizzled. The
+/// copies store through physicalIndices, the gemms read through
+/// swizzledColumn.
+static int64_t swizzleChunksOf(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (type.getRank() != 2 || !type.getElementType().isIntOrFloat())
+    return 0;
+  int64_t rowBits = type.getShape()[1] * type.getElementTypeBitWidth();
+  if (rowBits % 128 != 0 || rowBits / 128 < 2)
+    return 0;
+  bool read = false, written = false;
+  for (Operation *user : buffer.getUsers()) {
+    if (auto gemm = dyn_cast<GemmOp>(user)) {
+      if (gemm.getC() == buffer)
+        return 0;
+      read = true;
+      continue;
+    }
+    auto copy = dyn_cast<CopyOp>(user);
+    if (!copy || copy.getTarget() != buffer || !isGlobal(copy.getSource().getType()) ||
+        ArrayRef<int64_t>(copy.getTargetSizes()) != type.getShape() ||
+        !llvm::all_of(copy.getMixedTargetOffsets(),
+                      [](OpFoldResult o) { return isConstantIntValue(o, 0); }))
+      return 0;
+    written = true;
+  }
+  return read && written ? rowBits / 128 : 0;
+}
+
 LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                                                KernelOp kernel, int sm) {
   Location loc = kernel.getLoc();
@@ -2185,6 +2233,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       v.offset.setValueAttr(rewriter.getIndexAttr(sharedBytes));
     });
     sharedBytes += v.bytes;
+    if (int64_t chunks = swizzleChunksOf(v.cast.getResult(0)))
+      v.cast->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(chunks));
   }
   kernel->setAttr(getSharedBytesAttrName(),
                   rewriter.getI64IntegerAttr(sharedBytes));
