@@ -10,7 +10,9 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -56,6 +58,21 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
 }
 
+/// The CUDA toolkit whose libdevice (math functions) and ptxas serialize
+/// the kernels: upstream's choice ($CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, the
+/// path MLIR was built with) when it has libdevice, else /usr/local/cuda,
+/// so that a shell without those variables (lit, CI) compiles the same.
+static std::string cudaToolkitPath() {
+  auto hasLibdevice = [](StringRef root) {
+    return !root.empty() &&
+           llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");
+  };
+  StringRef upstream = NVVM::getCUDAToolkitPath();
+  if (hasLibdevice(upstream) || !hasLibdevice("/usr/local/cuda"))
+    return upstream.str();
+  return "/usr/local/cuda";
+}
+
 void mlir::tile::buildGPUKernelsToNVVMPipeline(
     OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
   // Upstream's gpu-lower-to-nvvm-pipeline, with tile-mark-tma-params once
@@ -89,6 +106,7 @@ void mlir::tile::buildGPUKernelsToNVVMPipeline(
   pm.addPass(createGpuToLLVMConversionPass());
   GpuModuleToBinaryPassOptions binary;
   binary.compilationTarget = options.format;
+  binary.toolkitPath = cudaToolkitPath();
   pm.addPass(createGpuModuleToBinaryPass(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());

@@ -246,3 +246,34 @@ func.func @inverse_twice() attributes {a = #tile.fragment<[4], threads = 4, (d0)
 func.func @unknown_key() attributes {a = #tile.fragment<[4], threads = 4, (d0) -> (d0, 0), swizzle = 2>} {
   return
 }
+
+// -----
+
+// With replicate > 1 and an inverse, the inverse places every copy: each
+// slot must hold an element at the register the map gives it.
+// expected-error @below {{fragment layout inverse maps (thread 0, register 1) to element [1], which the map places in another register}}
+func.func @replica_in_wrong_register() attributes {a = #tile.fragment<[2], threads = 2, (d0) -> (d0, 0), replicate = 2, inverse = (d0, d1) -> ((d0 + d1) mod 2)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{fragment layout inverse maps (thread 2, register 0) to element [2], which is outside the shape}}
+func.func @replica_outside() attributes {a = #tile.fragment<[2], threads = 4, (d0) -> (d0, 0), replicate = 2, inverse = (d0, d1) -> (d0)>} {
+  return
+}
+
+// -----
+
+// Element 0 is held 3 times, element 1 once.
+// expected-error @below {{fragment layout holds element 0 (row-major) 3 times; replicate = 2}}
+func.func @replica_count() attributes {a = #tile.fragment<[2], threads = 4, (d0) -> (d0, 0), replicate = 2, inverse = (d0, d1) -> ((d0 mod 3) mod 2)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{fragment layout with replicate = 3 holds 9 element copies, not a multiple of the 6 threads}}
+func.func @replica_total() attributes {a = #tile.fragment<[3], threads = 6, (d0) -> (d0, 0), replicate = 3, inverse = (d0, d1) -> (d0 mod 3)>} {
+  return
+}

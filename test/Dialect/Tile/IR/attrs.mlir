@@ -51,13 +51,16 @@ func.func @copy_inst() attributes {a = #tile.copy_inst<auto>, b = #tile.copy_ins
 // CHECK-SAME: e = #tile.fragment<[8, 8], threads = 8, (d0, d1) -> (d0, d1)>
 // Too large to be enumerated by the verifier: accepted as is.
 // CHECK-SAME: f = #tile.fragment<[2048, 1024], threads = 1, (d0, d1) -> (0, d0 * 1024 + d1)>
+// A row layout: replicas placed by the inverse (4 lanes per row).
+// CHECK-SAME: g = #tile.fragment<[16], threads = 32, (d0) -> ((d0 mod 8) * 4, d0 floordiv 8), replicate = 4, inverse = (d0, d1) -> (d1 * 8 + d0 floordiv 4)>
 func.func @fragment() attributes {
     a = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (d1 mod 2) + (d0 floordiv 8) * 2)>,
     b = #tile.fragment<[4], threads = 4, (d0) -> (d0, 0), replicate = 1>,
     c = #tile.fragment<[4], threads = 8, (d0) -> (d0, 0), replicate = 2>,
     d = #tile.fragment<[2, 4, 16], threads = 128, (d0, d1, d2) -> (d1 * 32 + d2 * 2 + d0, 0)>,
     e = #tile.fragment<[8, 8], threads = 8, (d0, d1) -> (d0, d1)>,
-    f = #tile.fragment<[2048, 1024], threads = 1, (d0, d1) -> (0, d0 * 1024 + d1)>} {
+    f = #tile.fragment<[2048, 1024], threads = 1, (d0, d1) -> (0, d0 * 1024 + d1)>,
+    g = #tile.fragment<[16], threads = 32, (d0) -> ((d0 mod 8) * 4, d0 floordiv 8), replicate = 4, inverse = (d0, d1) -> (d1 * 8 + d0 floordiv 4)>} {
   return
 }
 

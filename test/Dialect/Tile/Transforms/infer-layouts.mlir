@@ -188,6 +188,42 @@ func.func @pinned() {
 
 // -----
 
+// Layouts spread from the accumulator %S (4 warps, 16 rows each): the cast
+// copy %P gets its layout, the row maximum %M the row layout (row i on the
+// 4 lanes (i mod 8) * 4 + c of warp i floordiv 16, register (i mod 16)
+// floordiv 8), and %N, which a loop fills from %M, the same row layout;
+// %O, which nothing anchors, is cyclic. The order of the ops does not
+// matter (a fixed point).
+// CHECK-LABEL: func.func @spread
+// CHECK: %[[ROW:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4, (d0 mod 16) floordiv 8), replicate = 4, inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + d1 * 8 + (d0 mod 32) floordiv 4)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4, (d0 mod 16) floordiv 8), replicate = 4, inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + d1 * 8 + (d0 mod 32) floordiv 4)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, (d0) -> (d0 mod 128, d0 floordiv 128), inverse = (d0, d1) -> (d0 mod 64)>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: %[[ACC:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, [[ACCMAP:.*]]>} : memref<64x64xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, [[ACCMAP]]>} : memref<64x64xf16, #tile.scope<fragment>>
+// CPU-LABEL: func.func @spread
+// CPU-NOT: tile.layout
+func.func @spread(%A: memref<64x64xf16>, %x: f32) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %N = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %M = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %O = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %S = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    %P = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
+    %As = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    tile.fill %O, %x : memref<64xf32, #tile.scope<fragment>>, f32
+    tile.parallel (%i) in (64) {
+      %m = memref.load %M[%i] : memref<64xf32, #tile.scope<fragment>>
+      memref.store %m, %N[%i] : memref<64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %S[0, 0] [64, 64] to %P[0, 0] [64, 64] : memref<64x64xf32, #tile.scope<fragment>> to memref<64x64xf16, #tile.scope<fragment>>
+    tile.reduce max %S into %M dim = 1 : memref<64x64xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    tile.gemm %As, %As, %S {policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
 // A tile.layout already on a fragment is replaced by the inferred one.
 // CHECK-LABEL: func.func @rerun
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>

@@ -1,0 +1,112 @@
+// The register paths of tile-lower-ops on sm_80 / sm_90a for the layouts
+// tile-infer-layouts spreads from gemm accumulators (flash attention's
+// softmax): a row reduction folds each thread's registers and finishes with
+// xor shuffles over the 4 lanes of a row (no shared scratch); a loop reads
+// the row vector from the thread's own registers; the f16 copy of the
+// accumulator feeds the next gemm as its A operand without ldmatrix; the
+// replicated row vector is written out by its owner lanes only. Layouts
+// that spread a row over several warps fall back to shared memory.
+//
+// RUN: tile-opt %s -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 | FileCheck %s
+// RUN: tile-opt %s -split-input-file --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+
+// Shared memory: the two 64x64 f16 tiles, no scratch copies.
+// CHECK-LABEL: func.func @softmax_rows
+// CHECK: tile.kernel (%{{.*}}) in (1) threads(128) attributes {tile.shared_bytes = 16384 : i64}
+// The copy into %Vs stores 16-byte vectors at swizzled columns (only gemms
+// read it).
+// CHECK: arith.xori
+// CHECK: vector.store
+// Gemm 1: A (x4) and B (x2) by ldmatrix, 4 + 32 of them, and 32 mma.sync.
+// CHECK-COUNT-36: nvgpu.ldmatrix
+// CHECK-NOT: nvgpu.ldmatrix
+// The row maximum: the 16 registers of a row register (15 maxima), then
+// lanes xor 1 and 2.
+// CHECK-COUNT-15: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: arith.maximumf
+// CHECK-COUNT-2: gpu.shuffle
+// CHECK: math.exp2
+// CHECK-COUNT-4: gpu.shuffle  xor
+// Gemm 2: A straight from registers: no x4 ldmatrix, only B's.
+// CHECK-NOT: numTiles = 4
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK-NOT: numTiles = 4
+// CHECK: arith.divf
+// The row sums go out once per row: lane == owner lane.
+// CHECK: %[[OWNS:.*]] = arith.cmpi eq, %thread_id_x{{.*}}, %{{.*}} : index
+// CHECK: scf.if %[[OWNS]]
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+func.func @softmax_rows(%S: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref<64x64xf16>, %M: memref<64xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %Ss = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %Vs = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    %p = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
+    %o = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    %sum = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    tile.copy %S[0, 0] [64, 64] to %Ss[0, 0] [64, 64] : memref<64x64xf16> to memref<64x64xf16, #tile.scope<shared>>
+    tile.copy %V[0, 0] [64, 64] to %Vs[0, 0] [64, 64] : memref<64x64xf16> to memref<64x64xf16, #tile.scope<shared>>
+    tile.gemm %Ss, %Vs, %acc {clear_accum, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    tile.reduce max %acc into %m dim = 1 : memref<64x64xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %acc[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+      %mx = memref.load %m[%i] : memref<64xf32, #tile.scope<fragment>>
+      %d = arith.subf %x, %mx : f32
+      %e = math.exp2 %d : f32
+      memref.store %e, %acc[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+    }
+    tile.reduce sum %acc into %sum dim = 1 : memref<64x64xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    tile.copy %acc[0, 0] [64, 64] to %p[0, 0] [64, 64] : memref<64x64xf32, #tile.scope<fragment>> to memref<64x64xf16, #tile.scope<fragment>>
+    tile.gemm %p, %Vs, %o {clear_accum, policy = #tile.policy<full_row>} : memref<64x64xf16, #tile.scope<fragment>>, memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %o[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+      %s = memref.load %sum[%i] : memref<64xf32, #tile.scope<fragment>>
+      %d = arith.divf %x, %s : f32
+      memref.store %d, %o[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+    }
+    %cst = arith.constant 1.0 : f32
+    tile.copy %o[0, 0] [64, 64] to %O[0, 0] [64, 64] : memref<64x64xf32, #tile.scope<fragment>> to memref<64x64xf16>
+    tile.copy %sum[0] [64] to %M[0] [64] : memref<64xf32, #tile.scope<fragment>> to memref<64xf32>
+  }
+  return
+}
+
+// -----
+
+// With 8 warps the default policy splits the 64x64 tile 2 x 4, which
+// spreads each row over four warps:
+// the row maximum goes through the accumulator's shared scratch copy (64x64
+// f32 at offset 0, before the A tile), with no shuffles. The loop still reads
+// the row vector from the thread's own registers.
+// CHECK-LABEL: func.func @rows_over_warps
+// CHECK: tile.shared_bytes = 24576
+// CHECK-NOT: gpu.shuffle
+// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: gpu.shuffle
+// CHECK: math.exp2
+// CHECK-NOT: memref.view
+// CHECK: return
+func.func @rows_over_warps(%S: memref<64x64xf16>, %O: memref<64x64xf32>) {
+  tile.kernel (%bx) in (1) threads(256) {
+    %Ss = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %acc = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    tile.copy %S[0, 0] [64, 64] to %Ss[0, 0] [64, 64] : memref<64x64xf16> to memref<64x64xf16, #tile.scope<shared>>
+    tile.gemm %Ss, %Ss, %acc {clear_accum} : memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    tile.reduce max %acc into %m dim = 1 : memref<64x64xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 64) {
+      %x = memref.load %acc[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+      %mx = memref.load %m[%i] : memref<64xf32, #tile.scope<fragment>>
+      %d = arith.subf %x, %mx : f32
+      %e = math.exp2 %d : f32
+      memref.store %e, %acc[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
+    }
+    tile.copy %acc[0, 0] [64, 64] to %O[0, 0] [64, 64] : memref<64x64xf32, #tile.scope<fragment>> to memref<64x64xf32>
+  }
+  return
+}
