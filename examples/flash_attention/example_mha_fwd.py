@@ -9,8 +9,8 @@ import tilemlir.language as T
 
 
 @tilemlir.jit(out_idx=[3])
-def flashattn(batch, heads, seq_len, dim, is_causal, block_M=64, block_N=64, num_stages=1,
-              threads=128):
+def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, num_stages=2,
+              threads=256):
     scale = (1.0 / dim)**0.5 * 1.44269504  # log2(e)
     shape = [batch, seq_len, heads, dim]
     dtype = "float16"
@@ -19,14 +19,18 @@ def flashattn(batch, heads, seq_len, dim, is_causal, block_M=64, block_N=64, num
     @T.macro
     def MMA0(K, Q_shared, K_shared, acc_s, k, bx, by, bz):
         T.copy(K[bz, k * block_N:(k + 1) * block_N, by, :], K_shared)
-        for i, j in T.Parallel(block_M, block_N):
-            q_idx = bx * block_M + i
-            k_idx = k * block_N + j
-            if is_causal:
-                acc_s[i, j] = T.if_then_else((q_idx >= k_idx) & (k_idx < seq_len), 0,
-                                             -T.infinity(acc_s.dtype))
-            else:
-                acc_s[i, j] = T.if_then_else(k_idx < seq_len, 0, -T.infinity(acc_s.dtype))
+        if is_causal or seq_len % block_N != 0:
+            for i, j in T.Parallel(block_M, block_N):
+                q_idx = bx * block_M + i
+                k_idx = k * block_N + j
+                if is_causal:
+                    acc_s[i, j] = T.if_then_else((q_idx >= k_idx) & (k_idx < seq_len), 0,
+                                                 -T.infinity(acc_s.dtype))
+                else:
+                    acc_s[i, j] = T.if_then_else(k_idx < seq_len, 0, -T.infinity(acc_s.dtype))
+        else:
+            # No key past the end, nothing masked.
+            T.clear(acc_s)
         T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
 
     @T.macro

@@ -60,6 +60,12 @@ def test_flash_attention(is_causal):
     assert kernel.out_idx == [3]
 
 
+def test_flash_attention_whole_key_blocks():
+    # seq_len a multiple of block_N, not causal: nothing is masked (T.clear).
+    example = load_example("flash_attention/example_mha_fwd.py")
+    example.main(batch=1, heads=2, seq_len=128, dim=64, is_causal=False)
+
+
 def test_flash_attention_two_batches_odd_seq():
     example = load_example("flash_attention/example_mha_fwd.py")
     example.main(batch=2, heads=1, seq_len=77, dim=32, is_causal=True)

@@ -924,19 +924,39 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
     for (int64_t an = 0; an < atomsN; ++an) {
       Value n0 = add(warpCol, an * 8);
       if (useLdMatrix) {
-        // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3.
+        // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3; with
+        // two atoms left, one x4 load adds the same two at n 8-15 for the
+        // next atom (lanes 16-31 address them).
+        int64_t tiles = an + 1 < atomsN ? 4 : 2;
+        Value nLane = tiles == 4 ? arith::AddIOp::create(rewriter, loc, n0,
+                                                         laneHi8)
+                                       .getResult()
+                                 : n0;
+        auto type = VectorType::get({tiles, 2}, aElt);
         Value frag;
         if (!mma.transposeB)
           frag = ldmatrix(
               mma.b,
               add(arith::AddIOp::create(rewriter, loc, laneMod8, laneMid8),
                   ks * 16),
-              n0, true, 2, bType);
+              nLane, true, tiles, type);
         else
           frag = ldmatrix(mma.b,
-                          arith::AddIOp::create(rewriter, loc, n0, laneMod8),
-                          add(laneMid8, ks * 16), false, 2, bType);
-        bFrags.push_back(frag);
+                          arith::AddIOp::create(rewriter, loc, nLane, laneMod8),
+                          add(laneMid8, ks * 16), false, tiles, type);
+        if (tiles == 2) {
+          bFrags.push_back(frag);
+          continue;
+        }
+        for (int64_t half : {0, 2}) {
+          SmallVector<Value> e;
+          for (int64_t q = 0; q < 4; ++q)
+            e.push_back(vector::ExtractOp::create(
+                rewriter, loc, frag, ArrayRef<int64_t>{half + q / 2, q % 2}));
+          bFrags.push_back(
+              vector::FromElementsOp::create(rewriter, loc, bType, e));
+        }
+        ++an;
         continue;
       }
       Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);

@@ -28,7 +28,7 @@
 // GEMM-DAG: {{ld.global.v4.b32|cp.async.cg.shared.global}}
 // GEMM-DAG: bar.sync
 // GEMM-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// GEMM-DAG: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// GEMM-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // GEMM-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // GEMM: \09ret;\0A
 // GEMM-SAME: }\0A">]

@@ -17,8 +17,9 @@
 // read it).
 // CHECK: arith.xori
 // CHECK: vector.store
-// Gemm 1: A (x4) and B (x2) by ldmatrix, 4 + 32 of them, and 32 mma.sync.
-// CHECK-COUNT-36: nvgpu.ldmatrix
+// Gemm 1: A and B by ldmatrix x4 (B two n8 atoms at a time), 4 + 16 of
+// them, and 32 mma.sync.
+// CHECK-COUNT-20: nvgpu.ldmatrix
 // CHECK-NOT: nvgpu.ldmatrix
 // The row maximum: the 16 registers of a row register (15 maxima), then
 // lanes xor 1 and 2.
@@ -30,10 +31,10 @@
 // CHECK-COUNT-2: gpu.shuffle
 // CHECK: math.exp2
 // CHECK-COUNT-4: gpu.shuffle  xor
-// Gemm 2: A straight from registers: no x4 ldmatrix, only B's.
-// CHECK-NOT: numTiles = 4
-// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 2 : i32, transpose = true}
-// CHECK-NOT: numTiles = 4
+// Gemm 2: A straight from registers: no ldmatrix of A, only B's.
+// CHECK-NOT: transpose = false
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = true}
+// CHECK-NOT: transpose = false
 // CHECK: arith.divf
 // The row sums go out once per row: lane == owner lane.
 // CHECK: %[[OWNS:.*]] = arith.cmpi eq, %thread_id_x{{.*}}, %{{.*}} : index

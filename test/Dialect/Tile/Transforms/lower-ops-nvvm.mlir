@@ -98,9 +98,11 @@ func.func @registers(%x: f32, %y: i32) {
 // -----
 
 // A 32x16x32 gemm in one warp: 2 x 2 m16n8 atoms (16 accumulator registers),
-// 2 k-steps. Each k-step loads 2 A fragments (ldmatrix x4) and 2 B fragments
-// (ldmatrix x2, transposed: B is K x N row-major), then runs 4 mma.sync:
-// 4 + 4 ldmatrix and 8 mma.sync in all. clear_accum zeroes the registers.
+// 2 k-steps. Each k-step loads 2 A fragments (ldmatrix x4) and the 2 B
+// fragments of the two n8 atoms with one ldmatrix x4 (transposed: B is K x N
+// row-major; rows 0-1 of the result are the first atom's, 2-3 the
+// second's), then runs 4 mma.sync: 4 + 2 ldmatrix and 8 mma.sync in all.
+// clear_accum zeroes the registers.
 // A is at shared offset 0, B (32x32 f16 = 2048 bytes later) at 2048.
 // CHECK-LABEL: func.func @gemm_one_warp
 // CHECK-DAG: %[[C2048:.*]] = arith.constant 2048 : index
@@ -115,8 +117,11 @@ func.func @registers(%x: f32, %y: i32) {
 // CHECK: %[[LANE:.*]] = arith.remui %[[TID]], %{{.*}} : index
 // CHECK: %[[A0:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
 // CHECK: %[[A1:.*]] = nvgpu.ldmatrix %[[AS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = false} : memref<32x32xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
-// CHECK: %[[B0:.*]] = nvgpu.ldmatrix %[[BS]][%{{.*}}, %[[C0]]] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
-// CHECK: %[[B1:.*]] = nvgpu.ldmatrix %[[BS]][%{{.*}}, %{{.*}}] {numTiles = 2 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<2x2xf16>
+// CHECK: %[[BB:.*]] = nvgpu.ldmatrix %[[BS]][%{{.*}}, %{{.*}}] {numTiles = 4 : i32, transpose = true} : memref<32x16xf16, #gpu.address_space<workgroup>> -> vector<4x2xf16>
+// CHECK: %[[B00:.*]] = vector.extract %[[BB]][0, 0] : f16 from vector<4x2xf16>
+// CHECK: %[[B0:.*]] = vector.from_elements %[[B00]], %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf16>
+// CHECK: %[[B10:.*]] = vector.extract %[[BB]][2, 0] : f16 from vector<4x2xf16>
+// CHECK: %[[B1:.*]] = vector.from_elements %[[B10]], %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf16>
 // CHECK: %[[C00:.*]] = vector.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : vector<2x2xf32>
 // CHECK: %[[D00:.*]] = nvgpu.mma.sync(%[[A0]], %[[B0]], %[[C00]]) {mmaShape = [16, 8, 16]} : (vector<4x2xf16>, vector<2x2xf16>, vector<2x2xf32>) -> vector<2x2xf32>
 // CHECK: %[[E:.*]] = vector.extract %[[D00]][0, 0] : f32 from vector<2x2xf32>
@@ -124,7 +129,7 @@ func.func @registers(%x: f32, %y: i32) {
 // CHECK: nvgpu.mma.sync(%[[A0]], %[[B1]], %{{.*}})
 // CHECK: nvgpu.mma.sync(%[[A1]], %[[B0]], %{{.*}})
 // CHECK: nvgpu.mma.sync(%[[A1]], %[[B1]], %{{.*}})
-// CHECK-COUNT-4: nvgpu.ldmatrix
+// CHECK-COUNT-3: nvgpu.ldmatrix
 // CHECK-COUNT-4: nvgpu.mma.sync
 // CHECK-NOT: nvgpu.
 // CHECK-NOT: tile.gemm
@@ -163,11 +168,11 @@ func.func @gemm_transposed() {
 // -----
 
 // 4 warps on 64x64x16 (square: 2x2 warps of 32x32): 32 registers per
-// thread, 2 A + 4 B fragments and 2 x 4 mma.sync per warp.
+// thread, 2 A + 4 B fragments (2 ldmatrix x4) and 2 x 4 mma.sync per warp.
 // CHECK-LABEL: func.func @gemm_four_warps
 // CHECK: memref.alloca() : memref<32xf32>
 // CHECK-COUNT-2: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = false}
-// CHECK-COUNT-4: nvgpu.ldmatrix {{.*}} {numTiles = 2 : i32, transpose = true}
+// CHECK-COUNT-2: nvgpu.ldmatrix {{.*}} {numTiles = 4 : i32, transpose = true}
 // CHECK-COUNT-8: nvgpu.mma.sync
 // CHECK-NOT: nvgpu.
 func.func @gemm_four_warps() {
