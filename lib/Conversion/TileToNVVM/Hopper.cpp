@@ -43,6 +43,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
@@ -53,12 +54,15 @@ namespace {
 
 constexpr int64_t kPanelBytes = 128;
 
-/// A copy of a pipelined loop that TMA performs: a whole R x C shared
-/// buffer from a 2-d global tensor that is a function argument.
+/// A copy that TMA performs: a whole R x C shared buffer from a global
+/// tensor of rank 2 to 5 that is a function argument, the R rows along one
+/// dimension and the C columns along the innermost (the other dimensions
+/// of the copied region are 1: a [1, R, 1, C] slice of [b, s, h, d]).
 struct TmaLoad {
   CopyOp copy;
   BlockArgument source;
   int64_t rows = 0, cols = 0, eltBytes = 0;
+  int64_t rowDim = 0; // the source dimension of the rows
   int64_t offset = 0; // of the buffer within a stage
   Value descriptor;   // the function argument carrying its CUtensorMap
   /// The copy's source offsets (the copy itself is erased once its
@@ -68,6 +72,14 @@ struct TmaLoad {
   int64_t panels() const { return cols * eltBytes / kPanelBytes; }
   int64_t panelElements() const { return kPanelBytes / eltBytes; }
   int64_t bytes() const { return rows * cols * eltBytes; }
+  int64_t rank() const { return sourceOffsets.size(); }
+  /// The box of one panel, outermost dimension first.
+  SmallVector<int64_t> box() const {
+    SmallVector<int64_t> b(rank(), 1);
+    b[rowDim] = rows;
+    b.back() = panelElements();
+    return b;
+  }
 };
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v) {
@@ -91,7 +103,9 @@ Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
   return arith::AddIOp::create(b, loc, x, indexConst(b, loc, y));
 }
 
-/// The TMA load of `copy`, if TMA can perform it ahead of the loop.
+/// The TMA load of `copy`, if TMA can perform it: ahead of `loop` (its
+/// offsets computable from the iteration), or, with no loop, once before
+/// the loop that reads it (offsets computable from the block ids).
 std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
                                  func::FuncOp func) {
   std::optional<Storage> dst = getStorage(copy.getTarget());
@@ -102,7 +116,8 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
   MemRefType srcType = copy.getSource().getType();
   MemRefType dstType = copy.getTarget().getType();
   Type elt = srcType.getElementType();
-  if (srcType.getRank() != 2 || dstType.getRank() != 2 ||
+  int64_t rank = srcType.getRank();
+  if (rank < 2 || rank > 5 || dstType.getRank() != 2 ||
       !srcType.getLayout().isIdentity() || elt != dstType.getElementType() ||
       !elt.isIntOrFloat())
     return std::nullopt;
@@ -116,22 +131,51 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
   load.cols = dstType.getDimSize(1);
   load.eltBytes = bits / 8;
   load.sourceOffsets = copy.getMixedSourceOffsets();
-  if (ArrayRef<int64_t>(copy.getSourceSizes()) != dstType.getShape() ||
+  // The region: 1 everywhere but the rows' dimension and the innermost.
+  ArrayRef<int64_t> sizes = copy.getSourceSizes();
+  load.rowDim = rank - 2;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (sizes[d] != 1)
+      load.rowDim = d;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (sizes[d] != (d == load.rowDim ? load.rows : 1))
+      return std::nullopt;
+  if (sizes.back() != load.cols ||
       ArrayRef<int64_t>(copy.getTargetSizes()) != dstType.getShape() ||
       llvm::any_of(copy.getStaticTargetOffsets(),
                    [](int64_t o) { return o != 0; }) ||
       load.rows < 1 || load.rows > 256 ||
       (load.cols * load.eltBytes) % kPanelBytes != 0)
     return std::nullopt;
+  auto kernel = copy->getParentOfType<KernelOp>();
   for (Value offset : copy.getSourceOffsets())
-    if (!computableFrom(offset, loop, loop.getInductionVar()))
+    if (loop ? !computableFrom(offset, loop, loop.getInductionVar())
+             : !computableFrom(offset, kernel, Value()))
       return std::nullopt;
   return load;
 }
 
-/// True when `gemm` can run as wgmma on TMA-loaded panel buffers.
+/// True when A of `gemm` can be wgmma's register operand: a 16-bit
+/// fragment in the accumulator layout of an M x K wgmma (flash attention's
+/// P), whose registers are the A fragments of m64k16 in every warp.
+bool wgmmaAFromRegisters(GemmOp gemm) {
+  std::optional<Storage> a = getStorage(gemm.getA());
+  Type aElt = gemm.getA().getType().getElementType();
+  int64_t threads = getThreads(gemm);
+  if (!a || a->scope != Scope::Fragment || gemm.getTransposeA() ||
+      !(aElt.isF16() || aElt.isBF16()) || gemm.getM() % 64 != 0 ||
+      threads / kWarpSize != gemm.getM() / 16)
+    return false;
+  return a->layout == getMmaSyncAccumulatorLayout(
+                          gemm.getContext(), gemm.getM(), gemm.getK(),
+                          threads, WarpPartition{gemm.getM() / 16, 1});
+}
+
+/// True when `gemm` can run as wgmma on TMA-loaded panel buffers (B, and A
+/// unless it comes from registers).
 bool runsAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers) {
-  if (!tmaBuffers.contains(gemm.getA()) || !tmaBuffers.contains(gemm.getB()))
+  if ((!tmaBuffers.contains(gemm.getA()) && !wgmmaAFromRegisters(gemm)) ||
+      !tmaBuffers.contains(gemm.getB()))
     return false;
   Type aElt = gemm.getA().getType().getElementType();
   Type bElt = gemm.getB().getType().getElementType();
@@ -168,8 +212,7 @@ Value getDescriptorArgument(func::FuncOp func, TmaLoad &load) {
   Builder b(ctx);
   auto info = b.getDictionaryAttr(
       {b.getNamedAttr("param", b.getI64IntegerAttr(load.source.getArgNumber())),
-       b.getNamedAttr("box", b.getDenseI64ArrayAttr(
-                                 {load.rows, load.panelElements()})),
+       b.getNamedAttr("box", b.getDenseI64ArrayAttr(load.box())),
        b.getNamedAttr("swizzle", b.getI64IntegerAttr(kPanelBytes))});
   for (BlockArgument arg : func.getArguments())
     if (func.getArgAttr(arg.getArgNumber(), kTmaArgAttr) == info)
@@ -365,6 +408,31 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
 }
 
 
+/// Issues the TMA loads of `load`'s panels at source `offsets` into the
+/// buffer at shared address `dst`, completing on mbarrier `bar`.
+void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
+                  ArrayRef<Value> offsets, Value dst, Value bar) {
+  MLIRContext *ctx = b.getContext();
+  for (int64_t p = 0; p < load.panels(); ++p) {
+    // Coordinates innermost first; the panel's columns in the innermost.
+    SmallVector<Value> coords;
+    for (int64_t d = load.rank() - 1; d >= 0; --d)
+      coords.push_back(toI32(
+          b, l,
+          d + 1 == load.rank()
+              ? addIndex(b, l, offsets[d], p * load.panelElements())
+              : offsets[d]));
+    Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
+                                                          kPanelBytes));
+    Value cluster = LLVM::AddrSpaceCastOp::create(
+        b, l, LLVM::LLVMPointerType::get(ctx, 7), panel);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, l, cluster, load.descriptor, coords, bar, ValueRange{}, Value(),
+        Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+        b.getBoolAttr(false), nullptr, Value());
+  }
+}
+
 /// The stage buffers and mbarriers of a TMA pipeline in shared memory
 /// (`region`: the 1024-byte aligned shared address of stage 0).
 struct TmaRing {
@@ -374,6 +442,38 @@ struct TmaRing {
   int64_t numStages; // (the loop is left with num_stages = 1)
   int64_t stageBytes;
   int64_t fullOffset, emptyOffset; // of the barrier arrays, from `region`
+  /// Buffers loaded once before the loop (at their offsets from `region`,
+  /// after the stages), completing on one mbarrier.
+  ArrayRef<TmaLoad> resident;
+  int64_t residentBarrierOffset = 0;
+
+  /// Arms the resident barrier and loads the resident buffers (one
+  /// thread). `valueAt` gives a value of the kernel where this runs.
+  void issueResident(OpBuilder &b, Location l,
+                     function_ref<Value(Value)> valueAt) const {
+    if (resident.empty())
+      return;
+    MLIRContext *ctx = b.getContext();
+    Value bar = sharedPtr(b, l, addIndex(b, l, region, residentBarrierOffset));
+    int64_t bytes = 0;
+    for (const TmaLoad &load : resident)
+      bytes += load.bytes();
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, l, Type(), bar, i32Const(b, l, bytes),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+        b.getBoolAttr(false), Value());
+    for (const TmaLoad &load : resident) {
+      SmallVector<Value> offsets;
+      for (OpFoldResult ofr : load.sourceOffsets) {
+        if (auto v = dyn_cast<Value>(ofr))
+          offsets.push_back(valueAt(v));
+        else
+          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
+      }
+      issueTmaLoad(b, l, load, offsets, addIndex(b, l, region, load.offset),
+                   bar);
+    }
+  }
 
   /// The mbarrier of `stage` in the array at `offset`.
   Value barrierAt(OpBuilder &b, Location l, int64_t offset,
@@ -413,21 +513,8 @@ struct TmaRing {
         else
           offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
       }
-      Value row = toI32(b, l, offsets[0]);
-      for (int64_t p = 0; p < load.panels(); ++p) {
-        Value col = toI32(
-            b, l, addIndex(b, l, offsets[1], p * load.panelElements()));
-        Value dst = sharedPtr(
-            b, l,
-            addIndex(b, l, base, load.offset + p * load.rows * kPanelBytes));
-        Value cluster = LLVM::AddrSpaceCastOp::create(
-            b, l, LLVM::LLVMPointerType::get(ctx, 7), dst);
-        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-            b, l, cluster, load.descriptor, ValueRange{col, row}, bar,
-            ValueRange{}, Value(), Value(),
-            NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-            b.getBoolAttr(false), nullptr, Value());
-      }
+      issueTmaLoad(b, l, load, offsets, addIndex(b, l, base, load.offset),
+                   bar);
     }
   }
 };
@@ -493,9 +580,10 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
   // consumers and their accumulators are large (otherwise ptxas cannot
   // tell the register count at entry and ignores setmaxnreg).
   int64_t accumulators = 0;
+  llvm::SmallDenseSet<Value> counted;
   for (GemmOp gemm : wgmmas)
-    accumulators =
-        std::max(accumulators, getStorage(gemm.getC())->numRegisters);
+    if (counted.insert(gemm.getC()).second)
+      accumulators += getStorage(gemm.getC())->numRegisters;
   bool rebalance =
       accumulators >= kRebalanceAccumulators &&
       (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
@@ -519,6 +607,10 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
       rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
       indexConst(rewriter, loc, threads));
   scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
+    IRMapping residentMapping;
+    ring.issueResident(b, l, [&](Value v) {
+      return cloneDependencies(rewriter, v, kernel, residentMapping);
+    });
     buildProducerLoop(
         rewriter, b, l, loop, numStages,
         [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
@@ -580,6 +672,74 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
                   rewriter.getI64IntegerAttr(kWarpgroupSize));
 }
 
+/// The four 32-bit words of the m64k16 A fragment of k-step `kk` of `a`
+/// (a 16-bit fragment in the accumulator layout of an M x K wgmma): a0..a7
+/// of lane 0 of the first warp (the same registers in every lane), rows
+/// {0, 8} and columns kk + {0, 1, 8, 9}, in pairs.
+SmallVector<Value> wgmmaAWords(OpBuilder &b, Location loc, const Storage &a,
+                               int64_t kk, Type elt) {
+  auto pair = VectorType::get({2}, elt);
+  SmallVector<Value> words;
+  for (int64_t q = 0; q < 4; ++q) {
+    SmallVector<Value> halves;
+    for (int64_t e = 2 * q; e < 2 * q + 2; ++e) {
+      int64_t row = (e / 2 % 2) * 8, col = kk + (e / 4) * 8 + e % 2;
+      halves.push_back(memref::LoadOp::create(
+          b, loc, a.memref,
+          ValueRange{indexConst(b, loc, a.layout.apply({row, col}).second)}));
+    }
+    Value word = vector::BitCastOp::create(
+        b, loc, VectorType::get({1}, b.getI32Type()),
+        vector::FromElementsOp::create(b, loc, pair, halves));
+    words.push_back(
+        vector::ExtractOp::create(b, loc, word, ArrayRef<int64_t>{0}));
+  }
+  return words;
+}
+
+/// One wgmma m64nNk16 with A from registers (`aWords`, see wgmmaAWords) and
+/// B from the shared-memory descriptor `descB`: inline PTX (the NVVM op
+/// takes A descriptors only). The accumulator struct `acc` passes through
+/// in place.
+Value wgmmaFromRegisters(OpBuilder &b, Location loc, Value acc,
+                         ArrayRef<Value> aWords, Value descB, int64_t n,
+                         Type elt, bool transB) {
+  auto accType = cast<LLVM::LLVMStructType>(acc.getType());
+  int64_t regs = accType.getBody().size();
+  SmallVector<Value> operands;
+  for (int64_t r = 0; r < regs; ++r)
+    operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
+  operands.append(aWords.begin(), aWords.end());
+  operands.push_back(descB);
+  operands.push_back(i32Const(b, loc, 1)); // scale-d: accumulate
+  // Operands: $0 .. $(R - 1) the accumulators out, $R .. $(2R - 1) them in
+  // (tied), then A's four words, B's descriptor and scale-d.
+  std::string type = elt.isBF16() ? "bf16" : "f16";
+  int64_t in = 2 * regs;
+  std::string ptx = "{\n.reg .pred p;\nsetp.ne.b32 p, $" +
+                    std::to_string(in + 5) +
+                    ", 0;\nwgmma.mma_async.sync.aligned.m64n" +
+                    std::to_string(n) + "k16.f32." + type + "." + type + " {";
+  std::string constraints;
+  for (int64_t r = 0; r < regs; ++r) {
+    ptx += (r ? ", $" : "$") + std::to_string(r);
+    constraints += "=f,";
+  }
+  ptx += "}, {$" + std::to_string(in) + ", $" + std::to_string(in + 1) +
+         ", $" + std::to_string(in + 2) + ", $" + std::to_string(in + 3) +
+         "}, $" + std::to_string(in + 4) + ", p, 1, 1, " +
+         (transB ? "0" : "1") + ";\n}";
+  for (int64_t r = 0; r < regs; ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "r,r,r,r,l,r";
+  return LLVM::InlineAsmOp::create(
+             b, loc, accType, operands, ptx, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
+
 } // namespace
 
 void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
@@ -602,19 +762,25 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
                               c.memref,
                               ValueRange{indexConst(rewriter, loc, r)});
 
+  // A in registers (a fragment in the accumulator layout of M x K): each
+  // warp's A fragments of m64k16 are its own registers.
+  bool aInRegisters = a.scope == Scope::Fragment;
   // Warpgroup g computes rows 64g .. 64g + 63 of C.
-  Value tid = threadId(rewriter, loc);
-  Value group = arith::DivUIOp::create(
-      rewriter, loc, tid, indexConst(rewriter, loc, kWarpgroupSize));
-  // Shared byte offsets of the warpgroup's rows of A: K-major A (M x K
-  // stored row by row in panels of K) steps 128 bytes a row; MN-major A
-  // (K x M, panels of M) steps one panel per 64 rows.
-  Value aRows = arith::MulIOp::create(
-      rewriter, loc, group,
-      indexConst(rewriter, loc,
-                 transA ? (64 / panel) * a.panelRows * kPanelBytes
-                        : 64 * kPanelBytes));
-  Value aBase = arith::AddIOp::create(rewriter, loc, a.memref, aRows);
+  Value aBase;
+  if (!aInRegisters) {
+    Value tid = threadId(rewriter, loc);
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, tid, indexConst(rewriter, loc, kWarpgroupSize));
+    // Shared byte offsets of the warpgroup's rows of A: K-major A (M x K
+    // stored row by row in panels of K) steps 128 bytes a row; MN-major A
+    // (K x M, panels of M) steps one panel per 64 rows.
+    Value aRows = arith::MulIOp::create(
+        rewriter, loc, group,
+        indexConst(rewriter, loc,
+                   transA ? (64 / panel) * a.panelRows * kPanelBytes
+                          : 64 * kPanelBytes));
+    aBase = arith::AddIOp::create(rewriter, loc, a.memref, aRows);
+  }
 
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(regs, rewriter.getF32Type()));
@@ -626,6 +792,12 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
     values.push_back(memref::LoadOp::create(
         rewriter, loc, c.memref, ValueRange{indexConst(rewriter, loc, r)}));
   Value acc = passThroughAsm(rewriter, loc, values, "");
+  // A from registers: every word in place before the fence (ptxas injects
+  // a fence before each wgmma whose registers are written after it).
+  SmallVector<SmallVector<Value>> aWords;
+  if (aInRegisters)
+    for (int64_t kk = 0; kk < k; kk += kStep)
+      aWords.push_back(wgmmaAWords(rewriter, loc, a, kk, elt));
 
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   auto wgType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elt));
@@ -635,14 +807,14 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
     // MN-major operands: panels of 64 (or 128) M / N elements LBO apart,
     // 8-row groups of K 1024 bytes apart.
     Value descA, descB;
-    if (!transA)
+    if (!aInRegisters && !transA)
       descA = wgmmaDescriptor(
           rewriter, loc,
           addIndex(rewriter, loc, aBase,
                    (kk / panel) * a.panelRows * kPanelBytes +
                        (kk % panel) * eltBytes),
           16, kSwizzleAtomBytes);
-    else
+    else if (!aInRegisters)
       descA = wgmmaDescriptor(rewriter, loc,
                               addIndex(rewriter, loc, aBase, kk * kPanelBytes),
                               a.panelRows * kPanelBytes, kSwizzleAtomBytes);
@@ -657,6 +829,11 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
       descB = wgmmaDescriptor(
           rewriter, loc, addIndex(rewriter, loc, b.memref, kk * kPanelBytes),
           b.panelRows * kPanelBytes, kSwizzleAtomBytes);
+    if (aInRegisters) {
+      acc = wgmmaFromRegisters(rewriter, loc, acc, aWords[kk / kStep], descB,
+                               n, elt, transB);
+      continue;
+    }
     acc = NVVM::WgmmaMmaAsyncOp::create(
         rewriter, loc, type, acc, descA, descB,
         NVVM::MMAShapeAttr::get(ctx, 64, n, kStep), wgType, wgType,
@@ -708,6 +885,38 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   }
   if (loads.empty() || gemms.empty())
     return false;
+  // Gemm operands loaded once before the loop (flash attention's Q): a
+  // shared buffer that one TMA-able copy fills before the loop, in the
+  // loop's block, and only gemms of the loop read.
+  SmallVector<TmaLoad> resident;
+  for (GemmOp gemm : gemms)
+    for (Value operand : {gemm.getA(), gemm.getB()}) {
+      std::optional<Storage> st = getStorage(operand);
+      if (buffers.contains(operand) || !st || st->scope != Scope::Shared ||
+          st->panelRows)
+        continue;
+      CopyOp writer;
+      bool onlyGemms = true;
+      for (Operation *user : operand.getUsers()) {
+        auto copy = dyn_cast<CopyOp>(user);
+        if (copy && copy.getTarget() == operand && !writer) {
+          writer = copy;
+          continue;
+        }
+        auto reader = dyn_cast<GemmOp>(user);
+        onlyGemms &= reader && reader->getParentOp() == loop.getOperation() &&
+                     reader.getC() != operand;
+      }
+      if (!onlyGemms || !writer || writer->getBlock() != loop->getBlock() ||
+          !writer->isBeforeInBlock(loop) ||
+          !isGlobal(writer.getSource().getType()))
+        continue;
+      if (std::optional<TmaLoad> load =
+              asTmaLoad(writer, PipelinedOp(), func)) {
+        resident.push_back(*load);
+        buffers.insert(operand);
+      }
+    }
   SmallVector<GemmOp> wgmmas;
   for (GemmOp gemm : gemms) {
     if (!buffers.contains(gemm.getA()) && !buffers.contains(gemm.getB()))
@@ -739,12 +948,20 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   }
   // The region is aligned at run time (dynamic shared memory is only known
   // to be 16-byte aligned): reserve one swizzle atom of slack. Then the
-  // stages, the full barriers and (specialized) the empty barriers.
+  // stages, the resident buffers, the full barriers, (specialized) the
+  // empty barriers and the resident buffers' barrier.
   int64_t regionOffset = llvm::alignTo(sharedBytes, kSharedAlignment);
-  int64_t fullOffset = numStages * stageBytes;
+  int64_t residentEnd = numStages * stageBytes;
+  for (TmaLoad &load : resident) {
+    load.offset = residentEnd;
+    residentEnd += llvm::alignTo(load.bytes(), kSwizzleAtomBytes);
+    load.descriptor = getDescriptorArgument(func, load);
+  }
+  int64_t fullOffset = residentEnd;
   int64_t emptyOffset = fullOffset + numStages * 8;
-  sharedBytes = regionOffset + kSwizzleAtomBytes + emptyOffset +
-                (specialize ? numStages * 8 : 0);
+  int64_t residentBarrierOffset = emptyOffset + (specialize ? numStages * 8 : 0);
+  sharedBytes = regionOffset + kSwizzleAtomBytes + residentBarrierOffset +
+                (resident.empty() ? 0 : 8);
 
   // Addresses and barriers: before the loop, or at the start of the
   // kernel when the block splits into producer and consumers.
@@ -770,8 +987,9 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       addIndex(rewriter, loc, smemBase,
                regionOffset + kSwizzleAtomBytes - 1),
       indexConst(rewriter, loc, ~(kSwizzleAtomBytes - 1)));
-  TmaRing ring{loop, loads, region, numStages, stageBytes, fullOffset,
-               emptyOffset};
+  TmaRing ring{loop,       loads,       region,   numStages,
+               stageBytes, fullOffset, emptyOffset, resident,
+               residentBarrierOffset};
   Value tid = threadId(rewriter, loc);
   Value isLeader =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
@@ -794,13 +1012,20 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
             b, l, ring.barrierAt(b, l, emptyOffset, indexConst(b, l, s)),
             i32Const(b, l, threads), Value());
     }
+    if (!resident.empty())
+      NVVM::MBarrierInitOp::create(
+          b, l,
+          sharedPtr(b, l, addIndex(b, l, region, residentBarrierOffset)),
+          i32Const(b, l, 1), Value());
     NVVM::FenceMbarrierInitOp::create(b, l);
     scf::YieldOp::create(b, l);
   });
   barrier(rewriter, loc);
-  // Without a producer: thread 0 loads iterations 0 .. S - 2 up front.
+  // Without a producer: thread 0 loads the resident buffers and
+  // iterations 0 .. S - 2 up front.
   if (!specialize)
     scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+      ring.issueResident(b, l, [](Value v) { return v; });
       for (int64_t s = 0; s + 1 < numStages; ++s) {
         Value iv = arith::AddIOp::create(
             b, l, lower,
@@ -814,6 +1039,30 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       }
       scf::YieldOp::create(b, l);
     });
+
+  // The resident buffers: read through panel views once they arrived.
+  if (!resident.empty()) {
+    rewriter.setInsertionPoint(loop);
+    waitParity(rewriter, loc,
+               sharedPtr(rewriter, loc,
+                         addIndex(rewriter, loc, region,
+                                  residentBarrierOffset)),
+               indexConst(rewriter, loc, 0));
+    for (TmaLoad &load : resident) {
+      Value buffer = load.copy.getTarget();
+      auto view = UnrealizedConversionCastOp::create(
+          rewriter, loc, buffer.getType(),
+          addIndex(rewriter, loc, region, load.offset));
+      view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+      view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
+      rewriter.replaceUsesWithIf(buffer, view.getResult(0),
+                                 [&](OpOperand &use) {
+                                   return use.getOwner() !=
+                                          load.copy.getOperation();
+                                 });
+      rewriter.eraseOp(load.copy);
+    }
+  }
 
   // Each iteration: wait for its stage, read it through panel views.
   Block &body = loop.getBodyBlock();
@@ -866,25 +1115,43 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     });
     rewriter.eraseOp(load.copy);
   }
-  for (GemmOp gemm : wgmmas)
-    gemm->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
+  // A GEMM loop (one wgmma, whose accumulator nothing else in the loop
+  // reads) leaves each iteration's wgmmas in flight until the next one's
+  // (wgmma.wait_group 1). Other loops (flash attention reads S right after
+  // its gemm) wait for each gemm.
+  bool inFlight =
+      wgmmas.size() == 1 &&
+      llvm::all_of(wgmmas.front().getC().getUsers(), [&](Operation *user) {
+        return user == wgmmas.front().getOperation() ||
+               !loop->isAncestor(user);
+      });
+  if (inFlight)
+    wgmmas.front()->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
 
-  // End of each iteration: the wgmmas of the previous iteration have
-  // completed (wgmma.wait_group 1 in the gemm), so its stage is free.
+  // End of each iteration: the wgmmas of the previous iteration (or, when
+  // nothing stays in flight, of this one) have completed, so their stage is
+  // free.
   rewriter.setInsertionPoint(body.getTerminator());
   Value previous = arith::RemUIOp::create(
       rewriter, loc, addIndex(rewriter, loc, iteration, numStages - 1), sC);
   if (specialize) {
     // Every consumer thread releases it to the producer.
-    Value notFirst = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::ugt, iteration,
-        indexConst(rewriter, loc, 0));
-    scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
+    auto release = [&](OpBuilder &b, Location l, Value freed) {
       NVVM::MBarrierArriveOp::create(
-          b, l, Type(), ring.barrierAt(b, l, emptyOffset, previous), Value(),
+          b, l, Type(), ring.barrierAt(b, l, emptyOffset, freed), Value(),
           NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-      scf::YieldOp::create(b, l);
-    });
+    };
+    if (inFlight) {
+      Value notFirst = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ugt, iteration,
+          indexConst(rewriter, loc, 0));
+      scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
+        release(b, l, previous);
+        scf::YieldOp::create(b, l);
+      });
+    } else {
+      release(rewriter, loc, stage);
+    }
   } else {
     // Once the whole block is past it, thread 0 loads iteration i + S - 1.
     barrier(rewriter, loc);

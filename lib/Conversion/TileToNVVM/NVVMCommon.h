@@ -114,8 +114,9 @@ RingSlot ringSlot(OpBuilder &b, Location loc, Value iv, Value lower,
 bool pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                      int64_t &sharedBytes);
 
-/// C += op(A) op(B) as wgmma from shared-memory descriptors: A and B are
-/// panel buffers of a TMA pipeline, C a fragment with the wgmma accumulator
+/// C += op(A) op(B) as wgmma from shared-memory descriptors: B, and A
+/// unless it is a fragment (then A comes from its registers), are panel
+/// buffers of a TMA pipeline, C a fragment with the wgmma accumulator
 /// layout.
 void emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op, const Storage &a,
                    const Storage &b, const Storage &c);

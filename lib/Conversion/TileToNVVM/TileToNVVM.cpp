@@ -1059,8 +1059,9 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
-    // Operands that a TMA pipeline stored as swizzled panels: wgmma.
-    if (a->panelRows && b->panelRows) {
+    // Operands that a TMA pipeline stored as swizzled panels (A possibly
+    // in registers): wgmma.
+    if (b->panelRows && (a->panelRows || a->scope == Scope::Fragment)) {
       emitWgmmaGemm(rewriter, op, *a, *b, *c);
       rewriter.eraseOp(op);
       return success();
