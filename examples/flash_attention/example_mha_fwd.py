@@ -19,7 +19,12 @@ def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, nu
     @T.macro
     def MMA0(K, Q_shared, K_shared, acc_s, k, bx, by, bz):
         T.copy(K[bz, k * block_N:(k + 1) * block_N, by, :], K_shared)
-        if is_causal or seq_len % block_N != 0:
+        # Only the key blocks that cross the diagonal (causal) or the end of
+        # the sequence need a mask; the others start from zeros.
+        masked = (k + 1) * block_N > seq_len
+        if is_causal:
+            masked = masked | ((k + 1) * block_N > bx * block_M + 1)
+        if masked:
             for i, j in T.Parallel(block_M, block_N):
                 q_idx = bx * block_M + i
                 k_idx = k * block_N + j
@@ -29,7 +34,6 @@ def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, nu
                 else:
                     acc_s[i, j] = T.if_then_else(k_idx < seq_len, 0, -T.infinity(acc_s.dtype))
         else:
-            # No key past the end, nothing masked.
             T.clear(acc_s)
         T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
 

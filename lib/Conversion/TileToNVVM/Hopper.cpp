@@ -317,7 +317,8 @@ constexpr int64_t kMaxThreadRegisters = 255;
 /// registers over (m64n192 and up).
 constexpr int64_t kRebalanceAccumulators = 96;
 /// Named barriers: 0 is the whole block's, 1 the consumers' (see
-/// finishKernelForNVVM), 2 .. 2 + S - 1 hand the stages to the consumers.
+/// finishKernelForNVVM), 2 .. 2 + S * G - 1 hand the stages to G groups of
+/// consumers (TmaRing::handoffGroups).
 constexpr int64_t kFirstStageBarrier = 2;
 constexpr int64_t kNamedBarriers = 16;
 
@@ -446,6 +447,12 @@ struct TmaRing {
   /// after the stages), completing on one mbarrier.
   ArrayRef<TmaLoad> resident;
   int64_t residentBarrierOffset = 0;
+  /// With a producer warpgroup: the groups of consumer threads that take
+  /// each stage through a named barrier of their own. A loop whose body
+  /// does more than its wgmmas (flash attention's softmax) gives each
+  /// consumer warpgroup its own, so that the warpgroups drift apart and one
+  /// computes while the other's wgmmas run; GEMM loops keep one per stage.
+  int64_t handoffGroups = 1;
 
   /// Arms the resident barrier and loads the resident buffers (one
   /// thread). `valueAt` gives a value of the kernel where this runs.
@@ -660,11 +667,16 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
               indexConst(lb, ll, 2));
           waitParity(lb, ll, ring.barrierAt(lb, ll, fullOffset, slot.stage),
                      phase);
-          NVVM::BarrierArriveOp::create(
+          int64_t groups = ring.handoffGroups;
+          Value first = arith::AddIOp::create(
               lb, ll,
-              arith::AddIOp::create(lb, ll, toI32(lb, ll, slot.stage),
-                                    i32Const(lb, ll, kFirstStageBarrier)),
-              i32Const(lb, ll, threads + kWarpSize));
+              arith::MulIOp::create(lb, ll, toI32(lb, ll, slot.stage),
+                                    i32Const(lb, ll, groups)),
+              i32Const(lb, ll, kFirstStageBarrier));
+          for (int64_t g = 0; g < groups; ++g)
+            NVVM::BarrierArriveOp::create(
+                lb, ll, arith::AddIOp::create(lb, ll, first, i32Const(lb, ll, g)),
+                i32Const(lb, ll, threads / groups + kWarpSize));
         });
     scf::YieldOp::create(b, l);
   });
@@ -935,6 +947,17 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         return false;
     }
 
+  // A GEMM loop (one wgmma, whose accumulator nothing else in the loop
+  // reads) leaves each iteration's wgmmas in flight until the next one's
+  // (wgmma.wait_group 1). Other loops (flash attention reads S right after
+  // its gemm) wait for each gemm.
+  bool inFlight =
+      wgmmas.size() == 1 &&
+      llvm::all_of(wgmmas.front().getC().getUsers(), [&](Operation *user) {
+        return user == wgmmas.front().getOperation() ||
+               !loop->isAncestor(user);
+      });
+
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
   auto kernel = loop->getParentOfType<KernelOp>();
@@ -990,6 +1013,10 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   TmaRing ring{loop,       loads,       region,   numStages,
                stageBytes, fullOffset, emptyOffset, resident,
                residentBarrierOffset};
+  int64_t warpgroups = threads / kWarpgroupSize;
+  if (!inFlight &&
+      numStages * warpgroups <= kNamedBarriers - kFirstStageBarrier)
+    ring.handoffGroups = warpgroups;
   Value tid = threadId(rewriter, loc);
   Value isLeader =
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
@@ -1079,11 +1106,18 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     // and arrives on the stage's named barrier: a single bar.sync here. (A
     // spin loop on the mbarrier while wgmmas are in flight makes ptxas
     // serialize every wgmma of the kernel.)
-    NVVM::BarrierOp::create(
-        rewriter, loc, Type(),
-        arith::AddIOp::create(rewriter, loc, toI32(rewriter, loc, stage),
-                              i32Const(rewriter, loc, kFirstStageBarrier)),
-        i32Const(rewriter, loc, threads + kWarpSize), nullptr, Value());
+    int64_t groups = ring.handoffGroups;
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, threadId(rewriter, loc),
+        indexConst(rewriter, loc, threads / groups));
+    Value id = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(rewriter, loc, stage,
+                              indexConst(rewriter, loc, groups)),
+        addIndex(rewriter, loc, group, kFirstStageBarrier));
+    NVVM::BarrierOp::create(rewriter, loc, Type(), toI32(rewriter, loc, id),
+                            i32Const(rewriter, loc, threads / groups + kWarpSize),
+                            nullptr, Value());
     // The phase has completed (the signaller saw it): one non-blocking
     // test acquires it in this thread too, which makes the TMA writes of
     // the stage visible to this thread's wgmmas.
@@ -1115,16 +1149,6 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     });
     rewriter.eraseOp(load.copy);
   }
-  // A GEMM loop (one wgmma, whose accumulator nothing else in the loop
-  // reads) leaves each iteration's wgmmas in flight until the next one's
-  // (wgmma.wait_group 1). Other loops (flash attention reads S right after
-  // its gemm) wait for each gemm.
-  bool inFlight =
-      wgmmas.size() == 1 &&
-      llvm::all_of(wgmmas.front().getC().getUsers(), [&](Operation *user) {
-        return user == wgmmas.front().getOperation() ||
-               !loop->isAncestor(user);
-      });
   if (inFlight)
     wgmmas.front()->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
 
