@@ -106,11 +106,63 @@ FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
       /*replicate=*/4 * wn, AffineMap::get(2, 0, {row}, ctx));
 }
 
+FragmentLayoutAttr mlir::tile::getRowSplitLayout(MLIRContext *ctx,
+                                                int64_t m, int64_t n,
+                                                int64_t threads,
+                                                int64_t lanes, int64_t vec) {
+  int64_t warps = threads / 32;
+  if (threads % 32 != 0 || lanes < 1 || 32 % lanes != 0 || vec < 1)
+    return nullptr;
+  int64_t rows = 32 / lanes; // rows a warp holds side by side
+  if (m % (rows * warps) != 0 || n % (lanes * vec) != 0)
+    return nullptr;
+  int64_t chunks = n / (lanes * vec); // of vec columns, per lane and row
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  AffineExpr group = i.floorDiv(rows);
+  AffineExpr thread = (group % warps) * 32 + (i % rows) * lanes +
+                      j.floorDiv(vec) % lanes;
+  AffineExpr reg = (group.floorDiv(warps) * chunks + j.floorDiv(lanes * vec)) *
+                       vec +
+                   j % vec;
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr row = (q.floorDiv(n / lanes) * warps + t.floorDiv(32)) * rows +
+                   (t % 32).floorDiv(lanes);
+  AffineExpr col = (q.floorDiv(vec) % chunks) * (lanes * vec) +
+                   (t % lanes) * vec + q % vec;
+  return FragmentLayoutAttr::get(ctx, {m, n}, threads,
+                                 AffineMap::get(2, 0, {thread, reg}, ctx),
+                                 /*replicate=*/1,
+                                 AffineMap::get(2, 0, {row, col}, ctx));
+}
+
+/// The row layout of getRowSplitLayout(m, n, threads, lanes, vec): row i on
+/// the `lanes` lanes that hold it, in register i / (rows per warp * warps).
+static FragmentLayoutAttr getRowSplitRowLayout(MLIRContext *ctx, int64_t m,
+                                               int64_t threads, int64_t lanes) {
+  int64_t warps = threads / 32, rows = 32 / lanes;
+  AffineExpr i = getAffineDimExpr(0, ctx);
+  AffineExpr thread = (i.floorDiv(rows) % warps) * 32 + (i % rows) * lanes;
+  AffineExpr reg = i.floorDiv(rows * warps);
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr row =
+      (q * warps + t.floorDiv(32)) * rows + (t % 32).floorDiv(lanes);
+  return FragmentLayoutAttr::get(ctx, {m}, threads,
+                                 AffineMap::get(1, 0, {thread, reg}, ctx),
+                                 /*replicate=*/lanes,
+                                 AffineMap::get(2, 0, {row}, ctx));
+}
+
 FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
   ArrayRef<int64_t> shape = layout.getShape();
   int64_t threads = layout.getThreads();
   if (shape.size() != 2 || threads % 32 != 0)
     return nullptr;
+  for (int64_t lanes = 1; lanes <= 32; lanes *= 2)
+    for (int64_t vec = 1; vec <= 16; vec *= 2)
+      if (getRowSplitLayout(layout.getContext(), shape[0], shape[1], threads,
+                            lanes, vec) == layout)
+        return getRowSplitRowLayout(layout.getContext(), shape[0], threads,
+                                    lanes);
   int64_t warps = threads / 32, m = shape[0], n = shape[1];
   for (int64_t wm = 1; wm <= warps; ++wm) {
     if (warps % wm != 0)

@@ -2,7 +2,8 @@
 //
 // Chooses the register layout of every fragment buffer: anchored at gemm
 // accumulators, pinned by tile.annotate_layout, spread from those along
-// copies, reductions and parallel loops, cyclic otherwise.
+// copies, reductions and parallel loops; row-split for tiles reduced along
+// their rows; cyclic otherwise.
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +75,20 @@ FailureOr<FragmentLayoutAttr> anchorLayout(AllocFragmentOp alloc,
     anchor = user;
   }
   return chosen;
+}
+
+/// The row-split layout of a tile reduced along its rows: 16 bytes of a
+/// row per lane at a time where the row allows, and as many lanes per row
+/// as divide it.
+FragmentLayoutAttr chooseRowSplitLayout(MemRefType type, int64_t threads) {
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  for (int64_t vec = std::max<int64_t>(1, 16 / bytes); vec >= 1; vec /= 2)
+    for (int64_t lanes = 32; lanes >= 1; lanes /= 2)
+      if (FragmentLayoutAttr layout = getRowSplitLayout(
+              type.getContext(), type.getDimSize(0), type.getDimSize(1),
+              threads, lanes, vec))
+        return layout;
+  return nullptr;
 }
 
 /// Spreads anchored layouts to the fragments that have none, to a fixed
@@ -209,6 +224,25 @@ struct TileInferLayoutsPass
       if (!ok)
         return;
       Propagation(layouts).run(kernel);
+      // Tiles reduced along their rows that nothing anchored: the row-split
+      // layout (each row on the lanes of one warp: the reduction stays in
+      // registers and shuffles), then spread that too.
+      bool added = false;
+      kernel.walk([&](ReduceOp reduce) {
+        Value src = reduce.getSource();
+        auto type = cast<MemRefType>(src.getType());
+        if (!src.getDefiningOp<AllocFragmentOp>() || layouts.count(src) ||
+            reduce.getDim() != 1 || type.getRank() != 2 ||
+            !type.getElementType().isIntOrFloat())
+          return;
+        if (FragmentLayoutAttr layout = chooseRowSplitLayout(
+                type, kernel.getThreads())) {
+          layouts[src] = layout;
+          added = true;
+        }
+      });
+      if (added)
+        Propagation(layouts).run(kernel);
       for (AllocFragmentOp alloc : allocs) {
         FragmentLayoutAttr layout = layouts.lookup(alloc.getResult());
         if (!layout)

@@ -224,6 +224,28 @@ func.func @spread(%A: memref<64x64xf16>, %x: f32) {
 
 // -----
 
+// A tile reduced along its rows that nothing anchors gets the row-split
+// layout: row i on the 32 lanes of warp i mod 4, each lane 4 consecutive
+// columns of every 128 (16 bytes of f32), so the reduction needs no other
+// warp; its row vector gets the matching row layout (replicated over the
+// 32 lanes).
+// CHECK-LABEL: func.func @row_split
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[16, 256], threads = 128, (d0, d1) -> ((d0 mod 4) * 32 + (d1 floordiv 4) mod 32, ((d0 floordiv 4) * 2 + d1 floordiv 128) * 4 + d1 mod 4), inverse = {{.*}}>} : memref<16x256xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[16], threads = 128, (d0) -> ((d0 mod 4) * 32, d0 floordiv 4), replicate = 32, inverse = {{.*}}>} : memref<16xf32, #tile.scope<fragment>>
+// CPU-LABEL: func.func @row_split
+// CPU-NOT: tile.layout
+func.func @row_split(%X: memref<16x256xf16>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %x = tile.alloc_fragment : memref<16x256xf32, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    tile.copy %X[0, 0] [16, 256] to %x[0, 0] [16, 256] : memref<16x256xf16> to memref<16x256xf32, #tile.scope<fragment>>
+    tile.reduce max %x into %m dim = 1 : memref<16x256xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
 // A tile.layout already on a fragment is replaced by the inferred one.
 // CHECK-LABEL: func.func @rerun
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>

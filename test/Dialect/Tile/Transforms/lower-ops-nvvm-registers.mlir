@@ -4,7 +4,9 @@
 // xor shuffles over the 4 lanes of a row (no shared scratch); a loop reads
 // the row vector from the thread's own registers; the f16 copy of the
 // accumulator feeds the next gemm as its A operand without ldmatrix; the
-// replicated row vector is written out by its owner lanes only. Layouts
+// replicated row vector is written out by its owner lanes only; tiles that
+// nothing anchors but that are reduced along their rows get the row-split
+// layout, so their reductions stay in registers too. Layouts
 // that spread a row over several warps fall back to shared memory.
 //
 // RUN: tile-opt %s -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 | FileCheck %s
@@ -108,6 +110,43 @@ func.func @rows_over_warps(%S: memref<64x64xf16>, %O: memref<64x64xf32>) {
       memref.store %e, %acc[%i, %j] : memref<64x64xf32, #tile.scope<fragment>>
     }
     tile.copy %acc[0, 0] [64, 64] to %O[0, 0] [64, 64] : memref<64x64xf32, #tile.scope<fragment>> to memref<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+// A tile that nothing anchors but that is reduced along its rows gets the
+// row-split layout (each row on the 32 lanes of one warp, 4 columns at a
+// time): the row maximum is 7 in-thread maxima (8 columns a lane) then
+// shuffles over all five lane bits, per row register (4 rows per thread),
+// with no shared memory.
+// CHECK-LABEL: func.func @row_split
+// CHECK: tile.shared_bytes = 0
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-7: arith.maximumf
+// CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c8_i32, %c32_i32 : f32
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-15: gpu.shuffle
+// CHECK-NOT: gpu.shuffle
+// CHECK-NOT: gpu.barrier
+// CHECK: return
+func.func @row_split(%X: memref<16x256xf16>, %Y: memref<16x256xf16>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %x = tile.alloc_fragment : memref<16x256xf32, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    tile.copy %X[0, 0] [16, 256] to %x[0, 0] [16, 256] : memref<16x256xf16> to memref<16x256xf32, #tile.scope<fragment>>
+    tile.reduce max %x into %m dim = 1 : memref<16x256xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (16, 256) {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32, #tile.scope<fragment>>
+      %mx = memref.load %m[%i] : memref<16xf32, #tile.scope<fragment>>
+      %d = arith.subf %v, %mx : f32
+      memref.store %d, %x[%i, %j] : memref<16x256xf32, #tile.scope<fragment>>
+    }
+    tile.copy %x[0, 0] [16, 256] to %Y[0, 0] [16, 256] : memref<16x256xf32, #tile.scope<fragment>> to memref<16x256xf16>
   }
   return
 }

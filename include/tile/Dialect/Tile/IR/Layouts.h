@@ -47,8 +47,19 @@ FragmentLayoutAttr getMmaSyncRowLayout(MLIRContext *ctx, int64_t m,
                                        int64_t threads,
                                        WarpPartition partition);
 
-/// The row layout (see getMmaSyncRowLayout) of a 2-D accumulator layout;
-/// null for layouts that are not tensor-core accumulators.
+/// A layout for an M x N tile reduced along its rows: each row is held by
+/// `lanes` lanes of one warp, each lane `vec` consecutive columns at a
+/// time (so that loads of a row are contiguous across the lanes), the
+/// 32 / lanes rows of a warp side by side and the warps on consecutive row
+/// groups. Null when the shape does not split so (M a multiple of
+/// 32 / lanes * warps, N of lanes * vec).
+FragmentLayoutAttr getRowSplitLayout(MLIRContext *ctx, int64_t m, int64_t n,
+                                     int64_t threads, int64_t lanes,
+                                     int64_t vec);
+
+/// The row layout of a 2-D layout (one value per row, replicated over the
+/// threads that hold the row): for the tensor-core accumulator layouts (see
+/// getMmaSyncRowLayout) and the row-split layouts; null for others.
 FragmentLayoutAttr getRowLayout(FragmentLayoutAttr layout);
 
 /// Element e (row-major linear index) held by thread e mod T, register
