@@ -50,6 +50,7 @@ ATTENTION = [
 GEMM_SP = [("gemm_sp_f16_4096", 4096, 4096, 4096), ("gemm_sp_f16_odd", 1000, 520, 512)]
 
 SOFTMAX = [("softmax_4096x1024", 4096, 1024), ("softmax_1000x512_odd", 1000, 512)]
+ROW_SUM = [("rowsum_8192x2048", 8192, 2048), ("rowsum_1000x520_odd", 1000, 520)]
 
 # Tile configurations tried at 4096^3 (sm_90a): block_M, block_N, block_K,
 # threads.
@@ -134,6 +135,13 @@ def main():
             full = f"{name}_{arch}"
             shutil.copytree(kernel.bundle_dir, out / full)
             index.append({"name": full, "kind": "softmax", "M": m, "N": n, "arch": arch})
+            print(f"{full:32s} compiled")
+        for name, m, n in ROW_SUM:
+            kernel = tilemlir.compile(kernels.row_sum(m, n), out_idx=[1],
+                                      target=f"cuda -arch={arch}")
+            full = f"{name}_{arch}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "row_sum", "M": m, "N": n, "arch": arch})
             print(f"{full:32s} compiled")
     (out / "index.json").write_text(json.dumps(index, indent=1))
 

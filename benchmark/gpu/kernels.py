@@ -58,6 +58,21 @@ def softmax(M, N, block_M=16, threads=128, dtype="float16", accum_dtype="float")
     return softmax_kernel
 
 
+def row_sum(M, N, block_M=16, threads=128, dtype="float16", accum_dtype="float"):
+    """Sums of the rows of an M x N matrix (N fits one tile), in f32."""
+
+    @T.prim_func
+    def row_sum_kernel(X: T.Tensor((M, N), dtype), Y: T.Tensor((M,), accum_dtype)):
+        with T.Kernel(T.ceildiv(M, block_M), threads=threads) as bx:
+            x = T.alloc_fragment((block_M, N), accum_dtype)
+            s = T.alloc_fragment((block_M,), accum_dtype)
+            T.copy(X[bx * block_M, 0], x)
+            T.reduce_sum(x, s, dim=1)
+            T.copy(s, Y[bx * block_M])
+
+    return row_sum_kernel
+
+
 def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="float16",
             accum_dtype="float"):
     """C = A * B with a 2:4-sparse A given as its kept values (M x K/2) and

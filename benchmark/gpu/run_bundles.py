@@ -106,6 +106,24 @@ def run_softmax(bundle_dir, entry, timed=True):
     return ok, err, nbytes / ours / 1e6, nbytes / theirs / 1e6
 
 
+def run_row_sum(bundle_dir, entry, timed=True):
+    kernel = load_bundle(bundle_dir)
+    x = torch.randn(entry["M"], entry["N"], device="cuda", dtype=torch.float16)
+    y = torch.full((entry["M"],), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(x, y)
+    torch.cuda.synchronize()
+    expect = x.float().sum(dim=1)
+    err = ((y - expect).norm() / expect.norm()).item()
+    ok = err < 1e-4 and not torch.isnan(y).any().item()
+    if not timed:
+        return ok, err, 0.0, 1.0
+    # GB/s of the input read.
+    nbytes = x.numel() * x.element_size()
+    ours = bench(lambda: kernel(x, y))
+    theirs = bench(lambda: torch.sum(x, dim=1, dtype=torch.float32))
+    return ok, err, nbytes / ours / 1e6, nbytes / theirs / 1e6
+
+
 def run_gemm_sp(bundle_dir, entry, timed=True):
     import numpy as np
     import kernels
@@ -132,6 +150,7 @@ def run_gemm_sp(bundle_dir, entry, timed=True):
 
 
 RUNNERS = {"gemm": None, "attention": run_attention, "softmax": run_softmax,
+           "row_sum": run_row_sum,
            "gemm_sp": run_gemm_sp}
 
 
@@ -147,8 +166,8 @@ def main():
     if args.only:
         index = [e for e in index if e["name"] == args.only]
     print(f"GPU: {torch.cuda.get_device_name()}")
-    print("gemm / attention: TFLOP/s against torch (cuBLAS / SDPA); softmax: GB/s against "
-          "torch.softmax")
+    print("gemm / attention: TFLOP/s against torch (cuBLAS / SDPA); softmax, row sums: GB/s "
+          "against torch.softmax / torch.sum")
     print(f"{'kernel':32s} {'check':6s} {'rel err':>9s} {'ours':>10s} "
           f"{'torch':>12s} {'ratio':>6s}")
     failures = 0

@@ -137,9 +137,9 @@ SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
   return tile;
 }
 
-/// True when, in every thread, register r + 1 of `layout` holds the
-/// element after register r's along the last dimension.
-bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
+/// True when, in every thread, registers r + 1 .. r + n - 1 of `layout`
+/// hold the elements after register r's along the last dimension.
+bool holdsRun(FragmentLayoutAttr layout, int64_t r, int64_t n) {
   MLIRContext *ctx = layout.getContext();
   ArrayRef<AffineExpr> results = layout.getInverse().getResults();
   for (size_t d = 0; d < results.size(); ++d) {
@@ -148,12 +148,19 @@ bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
       return e.replaceDims(
           {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
     };
-    AffineExpr diff = simplifyAffineExpr(at(r + 1) - at(r), 1, 0);
-    auto c = dyn_cast<AffineConstantExpr>(diff);
-    if (!c || c.getValue() != (d + 1 == results.size() ? 1 : 0))
-      return false;
+    for (int64_t k = 1; k < n; ++k) {
+      AffineExpr diff = simplifyAffineExpr(at(r + k) - at(r), 1, 0);
+      auto c = dyn_cast<AffineConstantExpr>(diff);
+      if (!c || c.getValue() != (d + 1 == results.size() ? k : 0))
+        return false;
+    }
   }
   return true;
+}
+
+/// True when register r + 1 holds the element after register r's.
+bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
+  return holdsRun(layout, r, 2);
 }
 
 /// True when register `reg` of thread `tid` holds an element: with the
@@ -394,6 +401,57 @@ Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
   return convertElements(b, loc, value, to);
 }
 
+/// The registers a thread moves to or from global memory as one vector:
+/// the most that fit 16 bytes, divide the register count and hold
+/// consecutive elements of the global side's innermost dimension (checked
+/// for the first run; callers check each). 1 when none.
+int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
+                  int64_t registers) {
+  Type elt = global.type.getElementType();
+  int64_t n = numElements(layout.getShape()) * layout.getReplicate();
+  if (!global.global || !global.type.getLayout().isIdentity() ||
+      !elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0 ||
+      global.tileDims.empty() ||
+      global.tileDims.back() != global.type.getRank() - 1 ||
+      n % layout.getThreads() != 0)
+    return 1;
+  int64_t run = 16 / (elt.getIntOrFloatBitWidth() / 8);
+  while (run > 1 && (registers % run != 0 || !holdsRun(layout, 0, run)))
+    run /= 2;
+  return std::max<int64_t>(run, 1);
+}
+
+/// Whether `run` elements from global index `idx` along the innermost
+/// dimension are inside the tensor and one aligned vector: the base, the
+/// row length and the column are multiples of the run.
+Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
+                       ArrayRef<Value> idx, int64_t run) {
+  int64_t bytes = run * global.type.getElementTypeBitWidth() / 8;
+  Value zero = indexConst(b, loc, 0);
+  auto multiple = [&](Value v, int64_t of) -> Value {
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, loc, v, indexConst(b, loc, of)), zero);
+  };
+  SmallVector<Value> last(idx);
+  last.back() = arith::AddIOp::create(b, loc, idx.back(),
+                                      indexConst(b, loc, run - 1));
+  Value ok = multiple(idx.back(), run);
+  ok = arith::AndIOp::create(
+      b, loc, ok,
+      multiple(memref::ExtractAlignedPointerAsIndexOp::create(b, loc,
+                                                              global.buffer),
+               bytes));
+  int64_t rank = global.type.getRank();
+  if (rank > 1)
+    ok = arith::AndIOp::create(
+        b, loc, ok,
+        multiple(memref::DimOp::create(b, loc, global.buffer, rank - 1), run));
+  if (Value inside = global.cond(b, loc, last))
+    ok = arith::AndIOp::create(b, loc, ok, inside);
+  return ok;
+}
+
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
                         ArrayRef<Value> idx, Value value) {
   buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {
@@ -484,7 +542,49 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             isZero(arith::RemUIOp::create(rewriter, loc, ld,
                                           indexConst(rewriter, loc, 2))));
       }
-      for (int64_t r = 0; r < srcStorage->numRegisters; ++r) {
+      // To global memory, runs of registers that hold consecutive elements
+      // of a row (of more than a pair) store as one vector of up to 16
+      // bytes where it is inside the tensor and aligned.
+      int64_t regs = srcStorage->numRegisters;
+      int64_t run = dstGlobal && layout.getReplicate() == 1
+                        ? vectorRun(dst, layout, regs)
+                        : 1;
+      if (run <= 2)
+        run = 1;
+      for (int64_t r = 0; r < regs; ++r) {
+        if (run > 1 && r % run == 0 && holdsRun(layout, r, run)) {
+          SmallVector<Value> values;
+          for (int64_t k = 0; k < run; ++k)
+            values.push_back(convertElements(
+                rewriter, loc,
+                memref::LoadOp::create(rewriter, loc, srcBuffer,
+                                       ValueRange{indexConst(rewriter, loc,
+                                                             r + k)}),
+                dstElt));
+          SmallVector<Value> fragIdx =
+              indicesOfRegister(rewriter, loc, layout, tid, r);
+          SmallVector<Value> idx = dst.indices(
+              rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
+          Value fast = vectorAccessible(rewriter, loc, dst, idx, run);
+          auto ifOp = scf::IfOp::create(rewriter, loc, fast,
+                                        /*withElseRegion=*/true);
+          OpBuilder tb = ifOp.getThenBodyBuilder();
+          vector::StoreOp::create(
+              tb, loc,
+              vector::FromElementsOp::create(
+                  tb, loc, VectorType::get({run}, dstElt), values),
+              dst.buffer, idx, /*nontemporal=*/false,
+              llvm::Align(run * dstElt.getIntOrFloatBitWidth() / 8));
+          OpBuilder eb = ifOp.getElseBodyBuilder();
+          for (int64_t k = 0; k < run; ++k) {
+            SmallVector<Value> e = idx;
+            e.back() = arith::AddIOp::create(eb, loc, idx.back(),
+                                             indexConst(eb, loc, k));
+            storeTargetElement(eb, loc, dst, e, values[k]);
+          }
+          r += run - 1;
+          continue;
+        }
         Value reg = indexConst(rewriter, loc, r);
         Value value =
             memref::LoadOp::create(rewriter, loc, srcBuffer, ValueRange{reg});
@@ -569,13 +669,53 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             ? arith::ConstantOp::create(rewriter, loc, *op.getPad()).getResult()
             : zeroOf(rewriter, loc, srcElt);
 
-    // Into a fragment: each thread loads the elements it will hold.
+    // Into a fragment: each thread loads the elements it will hold; from
+    // global memory, runs of registers that hold consecutive elements of a
+    // row load as one vector of up to 16 bytes where it is inside the
+    // tensor and aligned.
     if (dstScope == Scope::Fragment) {
       FragmentLayoutAttr layout = dstStorage->layout;
       if (srcScope == Scope::Shared)
         barrier(rewriter, loc);
       Value tid = threadId(rewriter, loc);
-      for (int64_t r = 0; r < dstStorage->numRegisters; ++r) {
+      int64_t regs = dstStorage->numRegisters;
+      int64_t run = vectorRun(src, layout, regs);
+      llvm::SmallDenseSet<int64_t> vectorized;
+      for (int64_t r = 0; r + run <= regs && run > 1; r += run) {
+        if (!holdsRun(layout, r, run))
+          continue;
+        SmallVector<Value> fragIdx =
+            indicesOfRegister(rewriter, loc, layout, tid, r);
+        SmallVector<Value> idx = src.indices(
+            rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
+        Value fast = vectorAccessible(rewriter, loc, src, idx, run);
+        auto ifOp = scf::IfOp::create(rewriter, loc, fast,
+                                      /*withElseRegion=*/true);
+        OpBuilder tb = ifOp.getThenBodyBuilder();
+        Value v = vector::LoadOp::create(
+            tb, loc, VectorType::get({run}, srcElt), src.buffer, idx,
+            /*nontemporal=*/false,
+            llvm::Align(run * srcElt.getIntOrFloatBitWidth() / 8));
+        v = convertElements(tb, loc, v, dstElt);
+        for (int64_t k = 0; k < run; ++k)
+          memref::StoreOp::create(
+              tb, loc,
+              vector::ExtractOp::create(tb, loc, v, ArrayRef<int64_t>{k}),
+              dstBuffer, ValueRange{indexConst(tb, loc, r + k)});
+        OpBuilder eb = ifOp.getElseBodyBuilder();
+        for (int64_t k = 0; k < run; ++k) {
+          SmallVector<Value> e = idx;
+          e.back() = arith::AddIOp::create(eb, loc, idx.back(),
+                                           indexConst(eb, loc, k));
+          memref::StoreOp::create(
+              eb, loc, loadSourceElement(eb, loc, src, e, pad, dstElt),
+              dstBuffer, ValueRange{indexConst(eb, loc, r + k)});
+        }
+        vectorized.insert(r);
+      }
+      for (int64_t r = 0; r < regs; ++r) {
+        if (run > 1 && vectorized.contains(r - r % run))
+          continue;
         SmallVector<Value> fragIdx =
             indicesOfRegister(rewriter, loc, layout, tid, r);
         Value reg = indexConst(rewriter, loc, r);

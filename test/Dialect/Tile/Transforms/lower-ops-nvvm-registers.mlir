@@ -121,9 +121,13 @@ func.func @rows_over_warps(%S: memref<64x64xf16>, %O: memref<64x64xf32>) {
 // time): the row maximum is 7 in-thread maxima (8 columns a lane) then
 // shuffles over all five lane bits, per row register (4 rows per thread),
 // with no shared memory.
+// Each lane's 4 consecutive columns load as one 8-byte vector where they
+// are inside the tensor and aligned (element by element otherwise), 8
+// loads a thread, and store back the same way.
 // CHECK-LABEL: func.func @row_split
 // CHECK: tile.shared_bytes = 0
 // CHECK-NOT: gpu.barrier
+// CHECK-COUNT-8: vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x256xf16>, vector<4xf16>
 // CHECK-COUNT-7: arith.maximumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
@@ -133,6 +137,7 @@ func.func @rows_over_warps(%S: memref<64x64xf16>, %O: memref<64x64xf32>) {
 // CHECK-COUNT-15: gpu.shuffle
 // CHECK-NOT: gpu.shuffle
 // CHECK-NOT: gpu.barrier
+// CHECK-COUNT-8: vector.store %{{.*}}, %arg1[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x256xf16>, vector<4xf16>
 // CHECK: return
 func.func @row_split(%X: memref<16x256xf16>, %Y: memref<16x256xf16>) {
   tile.kernel (%bx) in (1) threads(128) {
