@@ -402,9 +402,9 @@ Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
 }
 
 /// The registers a thread moves to or from global memory as one vector:
-/// the most that fit 16 bytes, divide the register count and hold
-/// consecutive elements of the global side's innermost dimension (checked
-/// for the first run; callers check each). 1 when none.
+/// the most that fit 16 bytes, divide the register count and, in every run
+/// of the fragment, hold consecutive elements of the global side's
+/// innermost dimension. 1 when none.
 int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
                   int64_t registers) {
   Type elt = global.type.getElementType();
@@ -415,8 +415,15 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
       global.tileDims.back() != global.type.getRank() - 1 ||
       n % layout.getThreads() != 0)
     return 1;
+  auto allRuns = [&](int64_t run) {
+    for (int64_t r = 0; r < registers; r += run)
+      if (!holdsRun(layout, r, run))
+        return false;
+    return true;
+  };
   int64_t run = 16 / (elt.getIntOrFloatBitWidth() / 8);
-  while (run > 1 && (registers % run != 0 || !holdsRun(layout, 0, run)))
+  while (run > 1 && (registers % run != 0 || !holdsRun(layout, 0, run) ||
+                     !allRuns(run)))
     run /= 2;
   return std::max<int64_t>(run, 1);
 }
@@ -425,7 +432,8 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
 /// dimension are inside the tensor and one aligned vector: the base, the
 /// row length and the column are multiples of the run.
 Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
-                       ArrayRef<Value> idx, int64_t run) {
+                       ArrayRef<Value> idx, int64_t run,
+                       ArrayRef<Value> lastIdx = {}) {
   int64_t bytes = run * global.type.getElementTypeBitWidth() / 8;
   Value zero = indexConst(b, loc, 0);
   auto multiple = [&](Value v, int64_t of) -> Value {
@@ -436,6 +444,8 @@ Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
   SmallVector<Value> last(idx);
   last.back() = arith::AddIOp::create(b, loc, idx.back(),
                                       indexConst(b, loc, run - 1));
+  if (!lastIdx.empty())
+    last.assign(lastIdx.begin(), lastIdx.end());
   Value ok = multiple(idx.back(), run);
   ok = arith::AndIOp::create(
       b, loc, ok,
@@ -450,6 +460,20 @@ Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
   if (Value inside = global.cond(b, loc, last))
     ok = arith::AndIOp::create(b, loc, ok, inside);
   return ok;
+}
+
+/// Whether the whole `sizes` region of the global side is inside the
+/// tensor and its rows are runs of `run`-element aligned vectors: the base,
+/// the row length and the first column are multiples of the run.
+Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
+                     ArrayRef<int64_t> sizes, int64_t run) {
+  SmallVector<Value> first, last;
+  for (int64_t d : global.tileDims) {
+    first.push_back(indexConst(b, loc, 0));
+    last.push_back(indexConst(b, loc, sizes[d] - 1));
+  }
+  return vectorAccessible(b, loc, global, global.indices(b, loc, first), run,
+                          global.indices(b, loc, last));
 }
 
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
@@ -542,49 +566,43 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             isZero(arith::RemUIOp::create(rewriter, loc, ld,
                                           indexConst(rewriter, loc, 2))));
       }
-      // To global memory, runs of registers that hold consecutive elements
-      // of a row (of more than a pair) store as one vector of up to 16
-      // bytes where it is inside the tensor and aligned.
+      // To global memory, when the whole tile is inside the tensor and
+      // aligned, runs of registers (of more than a pair) that hold
+      // consecutive elements of a row store as one vector of up to 16 bytes
+      // each; other tiles take the path below.
       int64_t regs = srcStorage->numRegisters;
       int64_t run = dstGlobal && layout.getReplicate() == 1
                         ? vectorRun(dst, layout, regs)
                         : 1;
-      if (run <= 2)
-        run = 1;
-      for (int64_t r = 0; r < regs; ++r) {
-        if (run > 1 && r % run == 0 && holdsRun(layout, r, run)) {
+      scf::IfOp vectorIf;
+      if (run > 2) {
+        vectorIf = scf::IfOp::create(
+            rewriter, loc,
+            tileAccessible(rewriter, loc, dst, op.getTargetSizes(), run),
+            /*withElseRegion=*/true);
+        OpBuilder tb = vectorIf.getThenBodyBuilder();
+        for (int64_t r = 0; r < regs; r += run) {
           SmallVector<Value> values;
           for (int64_t k = 0; k < run; ++k)
             values.push_back(convertElements(
-                rewriter, loc,
-                memref::LoadOp::create(rewriter, loc, srcBuffer,
-                                       ValueRange{indexConst(rewriter, loc,
-                                                             r + k)}),
+                tb, loc,
+                memref::LoadOp::create(tb, loc, srcBuffer,
+                                       ValueRange{indexConst(tb, loc, r + k)}),
                 dstElt));
           SmallVector<Value> fragIdx =
-              indicesOfRegister(rewriter, loc, layout, tid, r);
-          SmallVector<Value> idx = dst.indices(
-              rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
-          Value fast = vectorAccessible(rewriter, loc, dst, idx, run);
-          auto ifOp = scf::IfOp::create(rewriter, loc, fast,
-                                        /*withElseRegion=*/true);
-          OpBuilder tb = ifOp.getThenBodyBuilder();
+              indicesOfRegister(tb, loc, layout, tid, r);
+          SmallVector<Value> idx =
+              dst.indices(tb, loc, tileIndicesOf(fragIdx, layout.getShape()));
           vector::StoreOp::create(
               tb, loc,
               vector::FromElementsOp::create(
                   tb, loc, VectorType::get({run}, dstElt), values),
               dst.buffer, idx, /*nontemporal=*/false,
               llvm::Align(run * dstElt.getIntOrFloatBitWidth() / 8));
-          OpBuilder eb = ifOp.getElseBodyBuilder();
-          for (int64_t k = 0; k < run; ++k) {
-            SmallVector<Value> e = idx;
-            e.back() = arith::AddIOp::create(eb, loc, idx.back(),
-                                             indexConst(eb, loc, k));
-            storeTargetElement(eb, loc, dst, e, values[k]);
-          }
-          r += run - 1;
-          continue;
         }
+        rewriter.setInsertionPoint(vectorIf.elseBlock()->getTerminator());
+      }
+      for (int64_t r = 0; r < regs; ++r) {
         Value reg = indexConst(rewriter, loc, r);
         Value value =
             memref::LoadOp::create(rewriter, loc, srcBuffer, ValueRange{reg});
@@ -650,6 +668,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
               storeTargetElement(b, l, dst, idx, value);
             });
       }
+      if (vectorIf)
+        rewriter.setInsertionPointAfter(vectorIf);
       if (dstScope == Scope::Shared)
         barrier(rewriter, loc);
       rewriter.eraseOp(op);
@@ -669,29 +689,47 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             ? arith::ConstantOp::create(rewriter, loc, *op.getPad()).getResult()
             : zeroOf(rewriter, loc, srcElt);
 
-    // Into a fragment: each thread loads the elements it will hold; from
-    // global memory, runs of registers that hold consecutive elements of a
-    // row load as one vector of up to 16 bytes where it is inside the
-    // tensor and aligned.
+    // Into a fragment: each thread loads the elements it will hold. From
+    // global memory, when the whole tile is inside the tensor and aligned,
+    // runs of registers that hold consecutive elements of a row load as
+    // one vector of up to 16 bytes each, all in one straight line (many
+    // loads in flight); other tiles load element by element.
     if (dstScope == Scope::Fragment) {
       FragmentLayoutAttr layout = dstStorage->layout;
       if (srcScope == Scope::Shared)
         barrier(rewriter, loc);
       Value tid = threadId(rewriter, loc);
       int64_t regs = dstStorage->numRegisters;
+      auto elementwise = [&](OpBuilder &b) {
+        for (int64_t r = 0; r < regs; ++r) {
+          SmallVector<Value> fragIdx =
+              indicesOfRegister(b, loc, layout, tid, r);
+          Value reg = indexConst(b, loc, r);
+          buildIf(b, loc, registerHoldsElement(b, loc, layout, tid, r),
+                  [&](OpBuilder &ib, Location l) {
+                    SmallVector<Value> idx = src.indices(
+                        ib, l, tileIndicesOf(fragIdx, layout.getShape()));
+                    Value v = loadSourceElement(ib, l, src, idx, pad, dstElt);
+                    memref::StoreOp::create(ib, l, v, dstBuffer,
+                                            ValueRange{reg});
+                  });
+        }
+      };
       int64_t run = vectorRun(src, layout, regs);
-      llvm::SmallDenseSet<int64_t> vectorized;
-      for (int64_t r = 0; r + run <= regs && run > 1; r += run) {
-        if (!holdsRun(layout, r, run))
-          continue;
-        SmallVector<Value> fragIdx =
-            indicesOfRegister(rewriter, loc, layout, tid, r);
-        SmallVector<Value> idx = src.indices(
-            rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
-        Value fast = vectorAccessible(rewriter, loc, src, idx, run);
-        auto ifOp = scf::IfOp::create(rewriter, loc, fast,
-                                      /*withElseRegion=*/true);
-        OpBuilder tb = ifOp.getThenBodyBuilder();
+      if (run == 1) {
+        elementwise(rewriter);
+        rewriter.eraseOp(op);
+        return success();
+      }
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc,
+          tileAccessible(rewriter, loc, src, op.getSourceSizes(), run),
+          /*withElseRegion=*/true);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      for (int64_t r = 0; r < regs; r += run) {
+        SmallVector<Value> fragIdx = indicesOfRegister(tb, loc, layout, tid, r);
+        SmallVector<Value> idx =
+            src.indices(tb, loc, tileIndicesOf(fragIdx, layout.getShape()));
         Value v = vector::LoadOp::create(
             tb, loc, VectorType::get({run}, srcElt), src.buffer, idx,
             /*nontemporal=*/false,
@@ -702,32 +740,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
               tb, loc,
               vector::ExtractOp::create(tb, loc, v, ArrayRef<int64_t>{k}),
               dstBuffer, ValueRange{indexConst(tb, loc, r + k)});
-        OpBuilder eb = ifOp.getElseBodyBuilder();
-        for (int64_t k = 0; k < run; ++k) {
-          SmallVector<Value> e = idx;
-          e.back() = arith::AddIOp::create(eb, loc, idx.back(),
-                                           indexConst(eb, loc, k));
-          memref::StoreOp::create(
-              eb, loc, loadSourceElement(eb, loc, src, e, pad, dstElt),
-              dstBuffer, ValueRange{indexConst(eb, loc, r + k)});
-        }
-        vectorized.insert(r);
       }
-      for (int64_t r = 0; r < regs; ++r) {
-        if (run > 1 && vectorized.contains(r - r % run))
-          continue;
-        SmallVector<Value> fragIdx =
-            indicesOfRegister(rewriter, loc, layout, tid, r);
-        Value reg = indexConst(rewriter, loc, r);
-        buildIf(
-            rewriter, loc, registerHoldsElement(rewriter, loc, layout, tid, r),
-            [&](OpBuilder &b, Location l) {
-              SmallVector<Value> idx =
-                  src.indices(b, l, tileIndicesOf(fragIdx, layout.getShape()));
-              Value v = loadSourceElement(b, l, src, idx, pad, dstElt);
-              memref::StoreOp::create(b, l, v, dstBuffer, ValueRange{reg});
-            });
-      }
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      elementwise(eb);
       rewriter.eraseOp(op);
       return success();
     }
