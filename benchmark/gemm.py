@@ -208,6 +208,8 @@ def run(args):
     import torch
     import triton.testing
     sys.path.insert(0, str(HERE.parent / "python"))
+    sys.path.insert(0, str(HERE / "gpu"))
+    from run_bundles import gemm_case, rel_error
     from tilemlir.runtime import load_bundle
 
     def bench(fn):
@@ -230,20 +232,10 @@ def run(args):
         m, n, k = e["M"], e["N"], e["K"]
         kernel = load_bundle(root / e["name"])
         fp8 = e["dtype"] == "float8_e4m3"
-        dt = torch.float8_e4m3fn if fp8 else getattr(torch, e["dtype"])
-        out_dt = getattr(torch, e["out_dtype"])
-        a_shape = (k, m) if e["trans_A"] else (m, k)
-        b_shape = (n, k) if e["trans_B"] else (k, n)
-        a = torch.randn(a_shape, device="cuda").to(dt)
-        b = torch.randn(b_shape, device="cuda").to(dt)
-        c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
+        a, b, c, ref, theirs_fn = gemm_case(e)
         kernel(a, b, c)
         torch.cuda.synchronize()
-        op_a = a.t() if e["trans_A"] else a
-        op_b = b.t() if e["trans_B"] else b
-        ref = op_a.float() @ op_b.float()
-        err = ((c.float() - ref).norm() / ref.norm()).item()
-        ok = err < 1e-2 and not torch.isnan(c).any().item()
+        err, ok = rel_error(c, ref, 1e-2)
         failed += not ok
         layout = ("t" if e["trans_A"] else "n") + ("t" if e["trans_B"] else "n")
         line = f"{f'{m}x{n}x{k}':22s} {e['dtype']:11s} {layout:6s} {'yes' if ok else 'NO':3s} " \
@@ -255,13 +247,7 @@ def run(args):
             continue
         flops = 2 * m * n * k
         ours = flops / bench(lambda: kernel(a, b, c)) / 1e9
-        if fp8:
-            one = torch.tensor(1.0, device="cuda")
-            theirs_fn = lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,  # noqa
-                                                 out_dtype=out_dt)
-        else:
-            theirs_fn = lambda: torch.matmul(op_a, op_b)  # noqa
-        theirs = flops / bench(theirs_fn) / 1e9
+        theirs = flops / bench(theirs_fn) / 1e9 if theirs_fn else float("nan")
         ratio = ours / theirs
         ratios.append((e, ratio))
         line += f" {ours:7.0f} {theirs:7.0f} {ratio:6.2f}"

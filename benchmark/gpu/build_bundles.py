@@ -34,6 +34,10 @@ GEMMS = [
     # fp8 runs as wgmma only (sm_90a), with B given as N x K.
     ("gemm_fp8_nt_4096", 4096, 4096, 4096, False, True, "float8_e4m3"),
     ("gemm_fp8_nt_odd", 777, 1000, 392, False, True, "float8_e4m3"),
+    # int8 -> int32 runs as mma.sync m16n8k32 on both paths (ldmatrix for
+    # K-contiguous operands: A not transposed, B given as N x K).
+    ("gemm_i8_nt_4096", 4096, 4096, 4096, False, True, "int8"),
+    ("gemm_i8_nn_odd", 1000, 520, 200, False, False, "int8"),
 ]
 
 
@@ -85,8 +89,11 @@ def main():
             if dtype == "float8_e4m3" and arch != "sm_90a":
                 continue
             start = time.perf_counter()
-            out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
-            if arch == "sm_90a":
+            out_dtype = {"float8_e4m3": "bfloat16", "int8": "int32"}.get(dtype, dtype)
+            if dtype == "int8":
+                prim = kernels.gemm(m, n, k, block_K=64, trans_A=ta, trans_B=tb, dtype=dtype,
+                                    accum_dtype="int32", out_dtype=out_dtype)
+            elif arch == "sm_90a":
                 # The Hopper path: TMA, producer warpgroup, wgmma.
                 bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)
                 prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk,

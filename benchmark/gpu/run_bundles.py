@@ -28,37 +28,67 @@ def flops_of(m, n, k):
     return 2 * m * n * k
 
 
-def run_gemm(bundle_dir, entry, timed=True):
-    kernel = load_bundle(bundle_dir)
+def gemm_case(entry):
+    """Random inputs of a GEMM bundle's index entry (dims M, N, K, dtype,
+    out_dtype, trans_A, trans_B), its output buffer filled with NaN, the f32
+    reference product, and torch's own kernel for the same product (cuBLAS;
+    torch._scaled_mm for fp8, None where it takes no such shape).
+    benchmark/gemm.py uses it too."""
     fp8 = entry["dtype"] == "float8_e4m3"
+    int8 = entry["dtype"] == "int8"
     dt = torch.float8_e4m3fn if fp8 else getattr(torch, entry["dtype"])
     out_dt = getattr(torch, entry.get("out_dtype", entry["dtype"]))
     m, n, k = entry["M"], entry["N"], entry["K"]
     a_shape = (k, m) if entry["trans_A"] else (m, k)
     b_shape = (n, k) if entry["trans_B"] else (k, n)
-    a = torch.randn(a_shape, device="cuda").to(dt)
-    b = torch.randn(b_shape, device="cuda").to(dt)
-    c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
-    kernel(a, b, c)
-    torch.cuda.synchronize()
+    if int8:
+        a = torch.randint(-128, 128, a_shape, device="cuda", dtype=dt)
+        b = torch.randint(-128, 128, b_shape, device="cuda", dtype=dt)
+        c = torch.full((m, n), -12345, device="cuda", dtype=out_dt)
+    else:
+        a = torch.randn(a_shape, device="cuda").to(dt)
+        b = torch.randn(b_shape, device="cuda").to(dt)
+        c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
     op_a = a.t() if entry["trans_A"] else a
     op_b = b.t() if entry["trans_B"] else b
-    ref = op_a.float() @ op_b.float()
-    err = ((c.float() - ref).norm() / ref.norm()).item()
-    ok = err < 1e-2 and not torch.isnan(c).any().item()
+    ref = op_a.double() @ op_b.double() if int8 else op_a.float() @ op_b.float()
+    if int8:
+        # torch._int_mm: M > 16 and K, N multiples of 8.
+        ok = m > 16 and k % 8 == 0 and n % 8 == 0
+        theirs = (lambda: torch._int_mm(op_a, op_b)) if ok else None  # noqa: E731
+    elif not fp8:
+        theirs = lambda: torch.matmul(op_a, op_b)  # noqa: E731
+    elif m % 16 or n % 16 or k % 16:
+        theirs = None
+    else:
+        one = torch.tensor(1.0, device="cuda")
+        theirs = lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,  # noqa: E731
+                                          out_dtype=out_dt)
+    return a, b, c, ref, theirs
+
+
+def rel_error(out, ref, tol):
+    """Relative error of `out` against `ref` in the 2-norm, and whether it is
+    below `tol` with no NaN in `out`."""
+    err = ((out.double() - ref.double()).norm() / ref.double().norm()).item()
+    return err, err < tol and not torch.isnan(out.double()).any().item()
+
+
+def run_gemm(bundle_dir, entry, timed=True):
+    kernel = load_bundle(bundle_dir)
+    a, b, c, ref, theirs_fn = gemm_case(entry)
+    kernel(a, b, c)
+    torch.cuda.synchronize()
+    # int8 products are exact.
+    err, ok = rel_error(c, ref, 1e-12 if entry["dtype"] == "int8" else 1e-2)
     if not timed:
         return ok, err, 0.0, 1.0
+    flops = flops_of(entry["M"], entry["N"], entry["K"])
     ours = bench(lambda: kernel(a, b, c))
-    if fp8:
-        # torch._scaled_mm wants dimensions that are multiples of 16.
-        if m % 16 or n % 16 or k % 16:
-            return ok, err, flops_of(m, n, k) / ours / 1e9, float("nan")
-        one = torch.tensor(1.0, device="cuda")
-        theirs = bench(lambda: torch._scaled_mm(a, b.t(), scale_a=one, scale_b=one,
-                                                out_dtype=out_dt))
-    else:
-        theirs = bench(lambda: torch.matmul(op_a, op_b))
-    flops = 2 * m * n * k
+    try:
+        theirs = bench(theirs_fn) if theirs_fn else float("nan")
+    except RuntimeError:  # torch has no kernel for these layouts
+        theirs = float("nan")
     return ok, err, flops / ours / 1e9, flops / theirs / 1e9
 
 
@@ -78,8 +108,7 @@ def run_attention(bundle_dir, entry, timed=True):
     expect = F.scaled_dot_product_attention(q.float().transpose(1, 2), k.float().transpose(1, 2),
                                             v.float().transpose(1, 2),
                                             is_causal=entry["causal"]).transpose(1, 2)
-    err = ((out.float() - expect).norm() / expect.norm()).item()
-    ok = err < 1e-2 and not torch.isnan(out).any().item()
+    err, ok = rel_error(out, expect, 1e-2)
     if not timed:
         return ok, err, 0.0, 1.0
     flops = 4 * b * h * s * s * d * (0.5 if entry["causal"] else 1.0)
@@ -95,8 +124,7 @@ def run_softmax(bundle_dir, entry, timed=True):
     kernel(x, y)
     torch.cuda.synchronize()
     expect = torch.softmax(x.float(), dim=1)
-    err = ((y.float() - expect).norm() / expect.norm()).item()
-    ok = err < 1e-2 and not torch.isnan(y).any().item()
+    err, ok = rel_error(y, expect, 1e-2)
     if not timed:
         return ok, err, 0.0, 1.0
     # Reported as GB/s of the input read plus the output written.
@@ -113,8 +141,7 @@ def run_row_sum(bundle_dir, entry, timed=True):
     kernel(x, y)
     torch.cuda.synchronize()
     expect = x.float().sum(dim=1)
-    err = ((y - expect).norm() / expect.norm()).item()
-    ok = err < 1e-4 and not torch.isnan(y).any().item()
+    err, ok = rel_error(y, expect, 1e-4)
     if not timed:
         return ok, err, 0.0, 1.0
     # GB/s of the input read.
@@ -138,8 +165,7 @@ def run_gemm_sp(bundle_dir, entry, timed=True):
     torch.cuda.synchronize()
     dense_t = torch.from_numpy(dense).cuda()
     ref = dense_t @ b.float()
-    err = ((c.float() - ref).norm() / ref.norm()).item()
-    ok = err < 1e-2 and not torch.isnan(c).any().item()
+    err, ok = rel_error(c, ref, 1e-2)
     if not timed:
         return ok, err, 0.0, 1.0
     dense_h = dense_t.half()

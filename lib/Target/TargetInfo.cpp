@@ -139,21 +139,27 @@ public:
             "f32 accumulator";
       return nullptr;
     }
-    if (!(a.isF16() || a.isBF16()) || !c.isF32()) {
-      why = "is lowered to mma.sync m16n8k16 on " + name.str() +
-            ", which takes f16 or bf16 inputs with an f32 accumulator in this "
-            "version (tf32, fp8 and i8 tensor-core lowerings are not built "
-            "yet)";
+    // i8 x i8 -> i32 runs as mma.sync m16n8k32 (dense gemms only).
+    bool int8 = isa<GemmOp>(op) && a.isInteger(8) && c.isInteger(32);
+    if (!((a.isF16() || a.isBF16()) && c.isF32()) && !int8) {
+      why = "is lowered to mma.sync on " + name.str() +
+            ", which takes f16 or bf16 inputs with an f32 accumulator" +
+            (isa<GemmOp>(op) ? ", or i8 inputs with an i32 accumulator,"
+                             : " (sparse gemms)") +
+            " in this version (tf32 and, before sm_90a, fp8 tensor-core "
+            "lowerings are not built yet)";
       return nullptr;
     }
+    int64_t kAtom = int8 ? 32 : 16;
     std::optional<WarpPartition> part =
         getWarpPartition(m, n, threads / 32, policy, 16, 8);
-    if (!part || k % 16 != 0) {
+    if (!part || k % kAtom != 0) {
       why = "cannot split its " + std::to_string(m) + "x" + std::to_string(n) +
             "x" + std::to_string(k) + " tile over " +
-            std::to_string(threads / 32) +
-            " warps in 16x8x16 mma.sync atoms (M must be a multiple of 16 "
-            "and N of 8 per warp, K of 16)";
+            std::to_string(threads / 32) + " warps in 16x8x" +
+            std::to_string(kAtom) +
+            " mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, "
+            "K of " + std::to_string(kAtom) + ")";
       return nullptr;
     }
     return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads, *part);

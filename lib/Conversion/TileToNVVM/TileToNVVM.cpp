@@ -946,6 +946,11 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   int64_t m = mma.m, n = mma.n, k = mma.k;
   const WarpPartition *part = &mma.part;
   Type aElt = mma.aElt, cElt = mma.cElt;
+  // The atom is m16n8k(256 / bits): 16-bit inputs pack 2 to a 32-bit
+  // register (k16), 8-bit inputs 4 (k32).
+  int64_t bits = aElt.getIntOrFloatBitWidth();
+  int64_t pack = 32 / bits, kAtom = 256 / bits;
+  int64_t chunk = 128 / bits; // elements of a 16-byte ldmatrix row
   int64_t tileM = m / part->warpsM, tileN = n / part->warpsN;
   int64_t atomsM = tileM / 16, atomsN = tileN / 8;
   if (mma.clearAccum)
@@ -968,10 +973,10 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
       indexConst(rewriter, loc, tileN));
   Value laneDiv4 =
       arith::DivUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 4));
-  Value laneMod4x2 = arith::MulIOp::create(
+  Value laneMod4xPack = arith::MulIOp::create(
       rewriter, loc,
       arith::RemUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 4)),
-      indexConst(rewriter, loc, 2));
+      indexConst(rewriter, loc, pack));
   auto add = [&](Value x, int64_t y) -> Value {
     return y == 0 ? x
                   : arith::AddIOp::create(rewriter, loc, x,
@@ -997,33 +1002,34 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
     return memref::LoadOp::create(rewriter, loc, mma.b.memref,
                                   physical(mma.b, idx[0], idx[1]));
   };
-  auto aType = VectorType::get({4, 2}, aElt);
-  auto bType = VectorType::get({2, 2}, aElt);
+  auto aType = VectorType::get({4, pack}, aElt);
+  auto bType = VectorType::get({2, pack}, aElt);
   auto cType = VectorType::get({2, 2}, cElt);
 
-  // ldmatrix reads 8x8 blocks whose rows are 16-byte aligned: shared
-  // tiles with rows of a multiple of 8 halves. Other shapes load the
-  // fragments element by element.
-  bool useLdMatrix = mma.aRowLength % 8 == 0 && mma.bRowLength % 8 == 0;
+  // ldmatrix reads 8x8 blocks of 16-bit elements whose rows are 16-byte
+  // aligned: shared tiles with rows of whole 16-byte chunks, and for 8-bit
+  // inputs only the operands stored K-contiguous (its transposition moves
+  // 16-bit elements). Other operands load element by element.
+  bool ldA = mma.aRowLength % chunk == 0 && (bits == 16 || !mma.transposeA);
+  bool ldB = mma.bRowLength % chunk == 0 && (bits == 16 || mma.transposeB);
   Value laneMod8 =
       arith::RemUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 8));
   Value laneMod16 = arith::RemUIOp::create(rewriter, loc, lane,
                                            indexConst(rewriter, loc, 16));
   // (lane / 16) * 8 and ((lane / 8) mod 2) * 8: which 8x8 block a lane
-  // addresses in an x4 ldmatrix.
-  Value laneHi8 = arith::MulIOp::create(
+  // addresses in an x4 ldmatrix, in rows (8) or in elements along a row
+  // (one 16-byte chunk).
+  Value laneHi = arith::DivUIOp::create(rewriter, loc, lane,
+                                        indexConst(rewriter, loc, 16));
+  Value laneMid = arith::RemUIOp::create(
       rewriter, loc,
-      arith::DivUIOp::create(rewriter, loc, lane,
-                             indexConst(rewriter, loc, 16)),
-      indexConst(rewriter, loc, 8));
-  Value laneMid8 = arith::MulIOp::create(
-      rewriter, loc,
-      arith::RemUIOp::create(
-          rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc, lane,
-                                 indexConst(rewriter, loc, 8)),
-          indexConst(rewriter, loc, 2)),
-      indexConst(rewriter, loc, 8));
+      arith::DivUIOp::create(rewriter, loc, lane, indexConst(rewriter, loc, 8)),
+      indexConst(rewriter, loc, 2));
+  auto times = [&](Value v, int64_t c) -> Value {
+    return arith::MulIOp::create(rewriter, loc, v, indexConst(rewriter, loc, c));
+  };
+  Value laneHi8 = times(laneHi, 8), laneMid8 = times(laneMid, 8);
+  Value laneHiChunk = times(laneHi, chunk), laneMidChunk = times(laneMid, chunk);
   auto ldmatrix = [&](const Storage &s, Value row, Value col, bool transpose,
                       int64_t tiles, VectorType type) -> Value {
     return nvgpu::LdMatrixOp::create(
@@ -1031,9 +1037,14 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         rewriter.getBoolAttr(transpose), rewriter.getI32IntegerAttr(tiles));
   };
 
-  for (int64_t ks = 0; ks < k / 16; ++ks) {
-    Value k0 = add(laneMod4x2, ks * 16);
-    Value k1 = add(k0, 1), k8 = add(k0, 8), k9 = add(k0, 9);
+  for (int64_t ks = 0; ks < k / kAtom; ++ks) {
+    // The k of element e of a thread's first register: its 4 lanes in a
+    // row take `pack` consecutive elements each; the second half of the
+    // atom's K is kAtom / 2 further.
+    Value kBase = add(laneMod4xPack, ks * kAtom);
+    auto kOf = [&](int64_t half, int64_t e) {
+      return add(kBase, half * (kAtom / 2) + e);
+    };
     SmallVector<Value> aFrags, bFrags;
     for (int64_t am = 0; am < atomsM; ++am) {
       if (mma.aInRegisters) {
@@ -1042,7 +1053,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         SmallVector<Value> e;
         for (int64_t q = 0; q < 8; ++q) {
           int64_t row = am * 16 + (q / 2 % 2) * 8;
-          int64_t col = ks * 16 + (q / 4) * 8 + q % 2;
+          int64_t col = ks * kAtom + (q / 4) * 8 + q % 2;
           int64_t reg = mma.a.layout.apply({row, col}).second;
           e.push_back(memref::LoadOp::create(
               rewriter, loc, mma.a.memref,
@@ -1053,32 +1064,36 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         continue;
       }
       Value m0 = add(warpRow, am * 16);
-      if (useLdMatrix) {
-        // Matrices (m 0-7, k 0-7), (m 8-15, k 0-7), (m 0-7, k 8-15),
-        // (m 8-15, k 8-15): the a0..a7 order of mma.sync.
+      if (ldA) {
+        // Matrices (m 0-7, first 16 bytes of K), (m 8-15, first), (m 0-7,
+        // second 16 bytes), (m 8-15, second): the register order of
+        // mma.sync's A.
         if (!mma.transposeA)
           aFrags.push_back(ldmatrix(
               mma.a, arith::AddIOp::create(rewriter, loc, m0, laneMod16),
-              add(laneHi8, ks * 16), false, 4, aType));
+              add(laneHiChunk, ks * kAtom), false, 4, aType));
         else
           aFrags.push_back(ldmatrix(
               mma.a,
               add(arith::AddIOp::create(rewriter, loc, laneMod8, laneHi8),
-                  ks * 16),
+                  ks * kAtom),
               arith::AddIOp::create(rewriter, loc, m0, laneMid8), true, 4,
               aType));
         continue;
       }
+      // Registers: (row g, first half of K), (g + 8, first), (g, second),
+      // (g + 8, second); `pack` consecutive k in each.
       Value r0 = arith::AddIOp::create(rewriter, loc, m0, laneDiv4);
       Value r8 = add(r0, 8);
-      SmallVector<Value> e = {loadA(r0, k0), loadA(r0, k1), loadA(r8, k0),
-                              loadA(r8, k1), loadA(r0, k8), loadA(r0, k9),
-                              loadA(r8, k8), loadA(r8, k9)};
+      SmallVector<Value> e;
+      for (int64_t q = 0; q < 4; ++q)
+        for (int64_t i = 0; i < pack; ++i)
+          e.push_back(loadA(q % 2 ? r8 : r0, kOf(q / 2, i)));
       aFrags.push_back(vector::FromElementsOp::create(rewriter, loc, aType, e));
     }
     for (int64_t an = 0; an < atomsN; ++an) {
       Value n0 = add(warpCol, an * 8);
-      if (useLdMatrix) {
+      if (ldB) {
         // Matrices (k 0-7, n 0-7) and (k 8-15, n 0-7): b0b1, b2b3; with
         // two atoms left, one x4 load adds the same two at n 8-15 for the
         // next atom (lanes 16-31 address them).
@@ -1087,7 +1102,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
                                                          laneHi8)
                                        .getResult()
                                  : n0;
-        auto type = VectorType::get({tiles, 2}, aElt);
+        auto type = VectorType::get({tiles, pack}, aElt);
         Value frag;
         if (!mma.transposeB)
           frag = ldmatrix(
@@ -1098,16 +1113,17 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         else
           frag = ldmatrix(mma.b,
                           arith::AddIOp::create(rewriter, loc, nLane, laneMod8),
-                          add(laneMid8, ks * 16), false, tiles, type);
+                          add(laneMidChunk, ks * kAtom), false, tiles, type);
         if (tiles == 2) {
           bFrags.push_back(frag);
           continue;
         }
         for (int64_t half : {0, 2}) {
           SmallVector<Value> e;
-          for (int64_t q = 0; q < 4; ++q)
+          for (int64_t q = 0; q < 2 * pack; ++q)
             e.push_back(vector::ExtractOp::create(
-                rewriter, loc, frag, ArrayRef<int64_t>{half + q / 2, q % 2}));
+                rewriter, loc, frag,
+                ArrayRef<int64_t>{half + q / pack, q % pack}));
           bFrags.push_back(
               vector::FromElementsOp::create(rewriter, loc, bType, e));
         }
@@ -1115,8 +1131,10 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         continue;
       }
       Value col = arith::AddIOp::create(rewriter, loc, n0, laneDiv4);
-      SmallVector<Value> e = {loadB(k0, col), loadB(k1, col), loadB(k8, col),
-                              loadB(k9, col)};
+      SmallVector<Value> e;
+      for (int64_t q = 0; q < 2; ++q)
+        for (int64_t i = 0; i < pack; ++i)
+          e.push_back(loadB(kOf(q, i), col));
       bFrags.push_back(vector::FromElementsOp::create(rewriter, loc, bType, e));
     }
     for (int64_t am = 0; am < atomsM; ++am) {
@@ -1135,7 +1153,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
               vector::FromElementsOp::create(rewriter, loc, cType, acc);
           Value d =
               nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am], bFrags[an],
-                                       cVec, ArrayRef<int64_t>{16, 8, 16});
+                                       cVec, ArrayRef<int64_t>{16, 8, kAtom});
           for (int64_t q = 0; q < 4; ++q)
             out.push_back(vector::ExtractOp::create(
                 rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
@@ -1208,9 +1226,10 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
          !hasScratch(op.getA())) ||
         (b->scope == Scope::Fragment && !hasScratch(op.getB())))
       return rewriter.notifyMatchFailure(op, "operand storage");
+    bool int8 = aElt.isInteger(8) && cElt.isInteger(32);
     if (!(aElt.isF16() || aElt.isBF16() ||
-          isa<Float8E4M3FNType, Float8E5M2Type>(aElt)) ||
-        aElt != bElt || !cElt.isF32())
+          isa<Float8E4M3FNType, Float8E5M2Type>(aElt) || int8) ||
+        aElt != bElt || !(cElt.isF32() || int8))
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
@@ -1226,7 +1245,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
              << "has fp8 inputs, which run only as wgmma on operands that a "
                 "pipelined loop loads with TMA (T.Pipelined copies of whole "
                 "shared tiles, A not transposed and B transposed)";
-    if (!part || k % 16 != 0)
+    if (!part || k % (256 / aElt.getIntOrFloatBitWidth()) != 0)
       return rewriter.notifyMatchFailure(op, "shape");
     if (c->layout !=
         getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))

@@ -344,7 +344,7 @@ func.func @tf32() {
     %As = tile.alloc_shared : memref<64x32xf32, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xf32, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, or i8 inputs with an i32 accumulator, in this version}}
     tile.gemm %As, %Bs, %C : memref<64x32xf32, #tile.scope<shared>>, memref<32x64xf32, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
   }
   return
@@ -357,7 +357,7 @@ func.func @f16_accumulator() {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, or i8 inputs with an i32 accumulator, in this version}}
     tile.gemm %As, %Bs, %C : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<fragment>>
   }
   return
@@ -365,13 +365,14 @@ func.func @f16_accumulator() {
 
 // -----
 
-func.func @i8() {
+// i8 gemms run as m16n8k32 atoms: K must be a multiple of 32.
+func.func @i8_short_k() {
   tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x32xi8, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x64xi8, #tile.scope<shared>>
+    %As = tile.alloc_shared : memref<64x16xi8, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x64xi8, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xi32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
-    tile.gemm %As, %Bs, %C : memref<64x32xi8, #tile.scope<shared>>, memref<32x64xi8, #tile.scope<shared>>, memref<64x64xi32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op cannot split its 64x64x16 tile over 4 warps in 16x8x32 mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, K of 32)}}
+    tile.gemm %As, %Bs, %C : memref<64x16xi8, #tile.scope<shared>>, memref<16x64xi8, #tile.scope<shared>>, memref<64x64xi32, #tile.scope<fragment>>
   }
   return
 }
@@ -386,7 +387,7 @@ func.func @gemm_sp_i8() {
     %Es = tile.alloc_shared : memref<128x2xi16, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x128xi8, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<128x128xi32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm_sp' op is lowered to mma.sync m16n8k16 on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator}}
+    // expected-error-re @below {{'tile.gemm_sp' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator (sparse gemms) in this version}}
     tile.gemm_sp %As, %Es, %Bs, %C : memref<128x16xi8, #tile.scope<shared>>, memref<128x2xi16, #tile.scope<shared>>, memref<32x128xi8, #tile.scope<shared>>, memref<128x128xi32, #tile.scope<fragment>>
   }
   return

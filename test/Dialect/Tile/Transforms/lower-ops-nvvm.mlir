@@ -473,6 +473,51 @@ func.func @pinned_not_walkable(%in: memref<64xf32>, %out: memref<256xf32>) {
   return
 }
 
+// -----
+
+// i8 x i8 -> i32: m16n8k32 atoms, 4 int8 to a 32-bit register. A (M x K)
+// and B given as N x K are K-contiguous, so ldmatrix (16-byte rows) loads
+// them: one x4 for A, one x4 for B's two n8 atoms; 2 mma.sync.
+// CHECK-LABEL: func.func @gemm_i8_nt
+// CHECK: memref.alloca() : memref<8xi32>
+// CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x32xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x32xi8, #gpu.address_space<workgroup>> -> vector<4x4xi8>
+// CHECK: %[[B0:.*]] = vector.from_elements {{.*}} : vector<2x4xi8>
+// CHECK: %[[B1:.*]] = vector.from_elements {{.*}} : vector<2x4xi8>
+// CHECK: nvgpu.mma.sync(%[[A]], %[[B0]], %{{.*}}) {mmaShape = [16, 8, 32]} : (vector<4x4xi8>, vector<2x4xi8>, vector<2x2xi32>) -> vector<2x2xi32>
+// CHECK: nvgpu.mma.sync(%[[A]], %[[B1]], %{{.*}}) {mmaShape = [16, 8, 32]}
+// CHECK-NOT: nvgpu.
+func.func @gemm_i8_nt() {
+  tile.kernel (%bx) in (1) threads(32) {
+    %As = tile.alloc_shared : memref<16x32xi8, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x32xi8, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<16x16xi32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C {clear_accum, transpose_b} : memref<16x32xi8, #tile.scope<shared>>, memref<16x32xi8, #tile.scope<shared>>, memref<16x16xi32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// B stored K x N (N-contiguous): ldmatrix cannot transpose 8-bit elements,
+// so B's fragments load element by element (4 consecutive k of one column a
+// register); A still by ldmatrix.
+// CHECK-LABEL: func.func @gemm_i8_nn
+// CHECK: nvgpu.ldmatrix %{{.*}} -> vector<4x4xi8>
+// CHECK-NOT: nvgpu.ldmatrix
+// CHECK-COUNT-8: memref.load %{{.*}} : memref<32x8xi8, #gpu.address_space<workgroup>>
+// CHECK: vector.from_elements {{.*}} : vector<2x4xi8>
+// CHECK: nvgpu.mma.sync(%{{.*}}, %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 32]}
+func.func @gemm_i8_nn() {
+  tile.kernel (%bx) in (1) threads(32) {
+    %As = tile.alloc_shared : memref<16x32xi8, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<32x8xi8, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<16x8xi32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C {clear_accum} : memref<16x32xi8, #tile.scope<shared>>, memref<32x8xi8, #tile.scope<shared>>, memref<16x8xi32, #tile.scope<fragment>>
+  }
+  return
+}
+
 //--- no-infer.mlir
 
 // Fragments need a layout with an inverse (tile-infer-layouts gives one).
