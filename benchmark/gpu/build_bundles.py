@@ -38,6 +38,9 @@ GEMMS = [
     # K-contiguous operands: A not transposed, B given as N x K).
     ("gemm_i8_nt_4096", 4096, 4096, 4096, False, True, "int8"),
     ("gemm_i8_nn_odd", 1000, 520, 200, False, False, "int8"),
+    # f32 runs as tf32 mma.sync m16n8k8 on both paths.
+    ("gemm_tf32_nt_2048", 2048, 2048, 2048, False, True, "float32"),
+    ("gemm_tf32_nn_odd", 1000, 520, 264, False, False, "float32"),
 ]
 
 
@@ -93,6 +96,8 @@ def main():
             if dtype == "int8":
                 prim = kernels.gemm(m, n, k, block_K=64, trans_A=ta, trans_B=tb, dtype=dtype,
                                     accum_dtype="int32", out_dtype=out_dtype)
+            elif dtype == "float32":
+                prim = kernels.gemm(m, n, k, trans_A=ta, trans_B=tb, dtype=dtype)
             elif arch == "sm_90a":
                 # The Hopper path: TMA, producer warpgroup, wgmma.
                 bm, bn, bk, threads, stages = hopper_config(m, n, k, dtype)

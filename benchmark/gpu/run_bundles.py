@@ -52,6 +52,9 @@ def gemm_case(entry):
     op_a = a.t() if entry["trans_A"] else a
     op_b = b.t() if entry["trans_B"] else b
     ref = op_a.double() @ op_b.double() if int8 else op_a.float() @ op_b.float()
+    if entry["dtype"] == "float32":
+        # Against torch's tf32 GEMM (cuBLAS with TF32 tensor cores).
+        torch.backends.cuda.matmul.allow_tf32 = True
     if int8:
         # torch._int_mm: M > 16 and K, N multiples of 8.
         ok = m > 16 and k % 8 == 0 and n % 8 == 0

@@ -139,18 +139,21 @@ public:
             "f32 accumulator";
       return nullptr;
     }
-    // i8 x i8 -> i32 runs as mma.sync m16n8k32 (dense gemms only).
-    bool int8 = isa<GemmOp>(op) && a.isInteger(8) && c.isInteger(32);
-    if (!((a.isF16() || a.isBF16()) && c.isF32()) && !int8) {
+    // Dense gemms also take i8 x i8 -> i32 (mma.sync m16n8k32) and
+    // f32 x f32 -> f32 (tf32, m16n8k8).
+    bool dense = isa<GemmOp>(op);
+    bool int8 = dense && a.isInteger(8) && c.isInteger(32);
+    bool tf32 = dense && a.isF32() && c.isF32();
+    if (!((a.isF16() || a.isBF16()) && c.isF32()) && !int8 && !tf32) {
       why = "is lowered to mma.sync on " + name.str() +
             ", which takes f16 or bf16 inputs with an f32 accumulator" +
-            (isa<GemmOp>(op) ? ", or i8 inputs with an i32 accumulator,"
-                             : " (sparse gemms)") +
-            " in this version (tf32 and, before sm_90a, fp8 tensor-core "
-            "lowerings are not built yet)";
+            (dense ? ", i8 inputs with an i32 accumulator or f32 inputs (as "
+                     "tf32),"
+                   : " (sparse gemms)") +
+            " in this version (fp8 needs sm_90a and a TMA pipeline)";
       return nullptr;
     }
-    int64_t kAtom = int8 ? 32 : 16;
+    int64_t kAtom = int8 ? 32 : tf32 ? 8 : 16;
     std::optional<WarpPartition> part =
         getWarpPartition(m, n, threads / 32, policy, 16, 8);
     if (!part || k % kAtom != 0) {

@@ -947,7 +947,7 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   const WarpPartition *part = &mma.part;
   Type aElt = mma.aElt, cElt = mma.cElt;
   // The atom is m16n8k(256 / bits): 16-bit inputs pack 2 to a 32-bit
-  // register (k16), 8-bit inputs 4 (k32).
+  // register (k16), 8-bit inputs 4 (k32), f32 inputs (read as tf32) 1 (k8).
   int64_t bits = aElt.getIntOrFloatBitWidth();
   int64_t pack = 32 / bits, kAtom = 256 / bits;
   int64_t chunk = 128 / bits; // elements of a 16-byte ldmatrix row
@@ -1151,9 +1151,9 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
         } else {
           Value cVec =
               vector::FromElementsOp::create(rewriter, loc, cType, acc);
-          Value d =
-              nvgpu::MmaSyncOp::create(rewriter, loc, aFrags[am], bFrags[an],
-                                       cVec, ArrayRef<int64_t>{16, 8, kAtom});
+          Value d = nvgpu::MmaSyncOp::create(
+              rewriter, loc, aFrags[am], bFrags[an], cVec,
+              ArrayRef<int64_t>{16, 8, kAtom}, /*tf32Enabled=*/aElt.isF32());
           for (int64_t q = 0; q < 4; ++q)
             out.push_back(vector::ExtractOp::create(
                 rewriter, loc, d, ArrayRef<int64_t>{q / 2, q % 2}));
@@ -1227,7 +1227,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         (b->scope == Scope::Fragment && !hasScratch(op.getB())))
       return rewriter.notifyMatchFailure(op, "operand storage");
     bool int8 = aElt.isInteger(8) && cElt.isInteger(32);
-    if (!(aElt.isF16() || aElt.isBF16() ||
+    if (!(aElt.isF16() || aElt.isBF16() || aElt.isF32() ||
           isa<Float8E4M3FNType, Float8E5M2Type>(aElt) || int8) ||
         aElt != bElt || !(cElt.isF32() || int8))
       return rewriter.notifyMatchFailure(op, "element types");

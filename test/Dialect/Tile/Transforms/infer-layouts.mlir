@@ -339,13 +339,14 @@ func.func @k_not_multiple_of_16() {
 
 // -----
 
-func.func @tf32() {
+// f32 gemms run as tf32 m16n8k8 atoms: K must be a multiple of 8.
+func.func @tf32_short_k() {
   tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x32xf32, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x64xf32, #tile.scope<shared>>
+    %As = tile.alloc_shared : memref<64x4xf32, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<4x64xf32, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, or i8 inputs with an i32 accumulator, in this version}}
-    tile.gemm %As, %Bs, %C : memref<64x32xf32, #tile.scope<shared>>, memref<32x64xf32, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op cannot split its 64x64x4 tile over 4 warps in 16x8x8 mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, K of 8)}}
+    tile.gemm %As, %Bs, %C : memref<64x4xf32, #tile.scope<shared>>, memref<4x64xf32, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
   }
   return
 }
@@ -357,7 +358,7 @@ func.func @f16_accumulator() {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, or i8 inputs with an i32 accumulator, in this version}}
+    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, i8 inputs with an i32 accumulator or f32 inputs (as tf32), in this version}}
     tile.gemm %As, %Bs, %C : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<fragment>>
   }
   return

@@ -518,6 +518,26 @@ func.func @gemm_i8_nn() {
   return
 }
 
+// -----
+
+// f32 x f32 -> f32 runs as tf32: m16n8k8 atoms, one element a register;
+// ldmatrix (16-byte rows of 4 elements) loads the K-contiguous operands.
+// CHECK-LABEL: func.func @gemm_tf32_nt
+// CHECK: %[[A:.*]] = nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x8xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// CHECK: nvgpu.ldmatrix %{{.*}} {numTiles = 4 : i32, transpose = false} : memref<16x8xf32, #gpu.address_space<workgroup>> -> vector<4x1xf32>
+// CHECK: nvgpu.mma.sync(%[[A]], %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled} : (vector<4x1xf32>, vector<2x1xf32>, vector<2x2xf32>) -> vector<2x2xf32>
+// CHECK: nvgpu.mma.sync(%[[A]], %{{.*}}, %{{.*}}) {mmaShape = [16, 8, 8], tf32Enabled}
+// CHECK-NOT: nvgpu.
+func.func @gemm_tf32_nt() {
+  tile.kernel (%bx) in (1) threads(32) {
+    %As = tile.alloc_shared : memref<16x8xf32, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<16x8xf32, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    tile.gemm %As, %Bs, %C {clear_accum, transpose_b} : memref<16x8xf32, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
 //--- no-infer.mlir
 
 // Fragments need a layout with an inverse (tile-infer-layouts gives one).
