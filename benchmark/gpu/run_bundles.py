@@ -30,9 +30,10 @@ def flops_of(m, n, k):
 
 def gemm_case(entry):
     """Random inputs of a GEMM bundle's index entry (dims M, N, K, dtype,
-    out_dtype, trans_A, trans_B), its output buffer filled with NaN, the f32
-    reference product, and torch's own kernel for the same product (cuBLAS;
-    torch._scaled_mm for fp8, None where it takes no such shape).
+    out_dtype, trans_A, trans_B), its output buffer filled with NaN (a
+    sentinel for int8), the reference product, and torch's own kernel for
+    the same product (cuBLAS, with TF32 for f32 inputs; torch._scaled_mm for
+    fp8 and torch._int_mm for int8, None where they take no such shape).
     benchmark/gemm.py uses it too."""
     fp8 = entry["dtype"] == "float8_e4m3"
     int8 = entry["dtype"] == "int8"
@@ -51,11 +52,18 @@ def gemm_case(entry):
         c = torch.full((m, n), float("nan"), device="cuda", dtype=out_dt)
     op_a = a.t() if entry["trans_A"] else a
     op_b = b.t() if entry["trans_B"] else b
-    ref = op_a.double() @ op_b.double() if int8 else op_a.float() @ op_b.float()
+    # The reference in f64 for int8 (exact) and f32 inputs, in f32 otherwise.
+    wide = torch.float64 if int8 or entry["dtype"] == "float32" else torch.float32
+    ref = op_a.to(wide) @ op_b.to(wide)
     if entry["dtype"] == "float32":
         # Against torch's tf32 GEMM (cuBLAS with TF32 tensor cores).
-        torch.backends.cuda.matmul.allow_tf32 = True
-    if int8:
+        def theirs():
+            torch.backends.cuda.matmul.allow_tf32 = True
+            try:
+                return torch.matmul(op_a, op_b)
+            finally:
+                torch.backends.cuda.matmul.allow_tf32 = False
+    elif int8:
         # torch._int_mm: M > 16 and K, N multiples of 8.
         ok = m > 16 and k % 8 == 0 and n % 8 == 0
         theirs = (lambda: torch._int_mm(op_a, op_b)) if ok else None  # noqa: E731

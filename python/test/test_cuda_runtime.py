@@ -584,6 +584,26 @@ def test_module_loaded_once_per_context_and_context_restored(tmp_path):
     assert drv2.current == 0x88
 
 
+def test_cubin_for_another_arch_loads_the_ptx_directly(tmp_path):
+    # An sm_80 bundle on an sm_90 GPU: no failed cubin load (compute-sanitizer
+    # reports one as an error), the driver compiles the PTX.
+    d, meta = make_bundle(tmp_path, arch="sm_80", binary="kernel.cubin", ptx="kernel.ptx")
+    (d / "kernel.cubin").write_bytes(b"\x7fELF-sm_80")
+    drv = FakeDriver(current=0x77, devices={0x77: 0})
+    drv.device_arch = lambda dev: "sm_90"
+    cuda.CudaKernel(d, meta, driver=drv)(*args_for())
+    loads = [c[1] for c in drv.calls if c[0] == "module_load_data"]
+    assert loads == [(d / "kernel.ptx").read_bytes()]
+    # the bundle's own architecture (sm_90a on sm_90): the cubin
+    (tmp_path / "b2").mkdir()
+    d2, meta2 = make_bundle(tmp_path / "b2", binary="kernel.cubin", ptx="kernel.ptx")
+    (d2 / "kernel.cubin").write_bytes(b"\x7fELF-sm_90a")
+    drv2 = FakeDriver(current=0x77, devices={0x77: 0})
+    drv2.device_arch = lambda dev: "sm_90"
+    cuda.CudaKernel(d2, meta2, driver=drv2)(*args_for())
+    assert [c[1] for c in drv2.calls if c[0] == "module_load_data"] == [b"\x7fELF-sm_90a"]
+
+
 def test_large_shared_memory_and_cluster_launch(tmp_path):
     d, meta = make_bundle(tmp_path, shared_bytes=100 * 1024, cluster=[2, 1, 1],
                           grid=["(N + 255) // 256 * 2", "M"])

@@ -78,6 +78,8 @@ CU_TENSOR_MAP_FLOAT_OOB_FILL = {"none": 0, "nan": 1, "nan_request_zero_fma": 1}
 
 CU_TENSOR_MAP_NUM_QWORDS = 16
 TENSOR_MAP_ALIGN = 128      # cuda.h 13.0 declares alignas(128); the docs ask for 64
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
+CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
 CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
 STATIC_SHARED_LIMIT = 48 * 1024   # above this a kernel must opt in to dynamic shared memory
 
@@ -169,6 +171,7 @@ _SIGNATURES = {
     "cuCtxGetCurrent": [_P(ctypes.c_void_p)],
     "cuCtxSetCurrent": [ctypes.c_void_p],
     "cuCtxGetDevice": [_P(ctypes.c_int)],
+    "cuDeviceGetAttribute": [_P(ctypes.c_int), ctypes.c_int, ctypes.c_int],
     "cuCtxSynchronize": [],
     "cuModuleLoadData": [_P(ctypes.c_void_p), ctypes.c_void_p],
     "cuModuleLoadDataEx": [_P(ctypes.c_void_p), ctypes.c_void_p, _c_uint, _P(ctypes.c_int),
@@ -287,6 +290,16 @@ class Driver:
         dev = ctypes.c_int()
         self._call("cuCtxGetDevice", ctypes.byref(dev))
         return dev.value
+
+    def device_arch(self, dev):
+        """The device's architecture as a bundle names it: "sm_90" for
+        compute capability 9.0."""
+        major, minor = ctypes.c_int(), ctypes.c_int()
+        self._call("cuDeviceGetAttribute", ctypes.byref(major),
+                   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
+        self._call("cuDeviceGetAttribute", ctypes.byref(minor),
+                   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
+        return f"sm_{major.value}{minor.value}"
 
     def ctx_synchronize(self):
         self._call("cuCtxSynchronize")
@@ -1076,12 +1089,17 @@ class CudaKernel:
             fn = self._functions.get(ctx)
             if fn is None:
                 detail = f" (bundle {self.path}, binary {self.meta['binary']}, arch {self.arch})"
+                ptx = self.meta.get("ptx")
                 try:
+                    # A cubin for another architecture (sm_80 code on an
+                    # sm_90 GPU): straight to the PTX, without a failed load.
+                    if ptx and self.arch and hasattr(drv, "device_arch") and \
+                            drv.device_arch(drv.ctx_get_device()) != self.arch.rstrip("a"):
+                        raise RuntimeError("NO_BINARY_FOR_GPU: cubin for " + self.arch)
                     module = drv.module_load_data(self.image, detail)
                 except RuntimeError as e:
                     # A cubin runs only on its own architecture; the bundle's
                     # PTX (if any) is compiled by the driver for this GPU.
-                    ptx = self.meta.get("ptx")
                     if "NO_BINARY_FOR_GPU" not in str(e) or not ptx:
                         raise
                     module = drv.module_load_data((self.path / ptx).read_bytes(),
