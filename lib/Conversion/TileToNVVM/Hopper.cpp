@@ -685,21 +685,18 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
 }
 
 /// The four 32-bit words of the m64k16 A fragment of k-step `kk` of `a`
-/// (a 16-bit fragment in the accumulator layout of an M x K wgmma): a0..a7
-/// of lane 0 of the first warp (the same registers in every lane), rows
-/// {0, 8} and columns kk + {0, 1, 8, 9}, in pairs.
+/// (a 16-bit fragment in the accumulator layout of an M x K wgmma: each
+/// warp's 16 rows), in pairs of 16-bit elements (see aOperandRegister).
 SmallVector<Value> wgmmaAWords(OpBuilder &b, Location loc, const Storage &a,
                                int64_t kk, Type elt) {
   auto pair = VectorType::get({2}, elt);
   SmallVector<Value> words;
   for (int64_t q = 0; q < 4; ++q) {
     SmallVector<Value> halves;
-    for (int64_t e = 2 * q; e < 2 * q + 2; ++e) {
-      int64_t row = (e / 2 % 2) * 8, col = kk + (e / 4) * 8 + e % 2;
+    for (int64_t e = 2 * q; e < 2 * q + 2; ++e)
       halves.push_back(memref::LoadOp::create(
           b, loc, a.memref,
-          ValueRange{indexConst(b, loc, a.layout.apply({row, col}).second)}));
-    }
+          ValueRange{indexConst(b, loc, aOperandRegister(a.layout, 0, kk, e))}));
     Value word = vector::BitCastOp::create(
         b, loc, VectorType::get({1}, b.getI32Type()),
         vector::FromElementsOp::create(b, loc, pair, halves));

@@ -108,6 +108,18 @@ struct RingSlot {
 RingSlot ringSlot(OpBuilder &b, Location loc, Value iv, Value lower,
                   Value step, int64_t numStages);
 
+/// The register of a 16-bit fragment in an accumulator layout (row r of
+/// the M x K tile held as mma.sync C atoms) that holds element e (0..7) of
+/// the m16k16 A operand fragment starting at row `row` and column `col`, as
+/// lane 0 of the first warp holds it (every lane holds its elements in the
+/// same registers): rows row + {0, 8}, columns col + {0, 1, 8, 9}. Two
+/// m16n8 C atoms side by side are one m16k16 A atom.
+inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
+                                int64_t col, int64_t e) {
+  return layout.apply({row + (e / 2 % 2) * 8, col + (e / 4) * 8 + e % 2})
+      .second;
+}
+
 /// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
 /// gemms; returns false (and changes nothing) otherwise.

@@ -1048,17 +1048,13 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
     SmallVector<Value> aFrags, bFrags;
     for (int64_t am = 0; am < atomsM; ++am) {
       if (mma.aInRegisters) {
-        // a0..a7 of lane 0 of the first warp (the registers are the same in
-        // every lane): rows am * 16 + {0, 8}, columns ks * 16 + {0, 1, 8, 9}.
         SmallVector<Value> e;
-        for (int64_t q = 0; q < 8; ++q) {
-          int64_t row = am * 16 + (q / 2 % 2) * 8;
-          int64_t col = ks * kAtom + (q / 4) * 8 + q % 2;
-          int64_t reg = mma.a.layout.apply({row, col}).second;
+        for (int64_t q = 0; q < 8; ++q)
           e.push_back(memref::LoadOp::create(
               rewriter, loc, mma.a.memref,
-              ValueRange{indexConst(rewriter, loc, reg)}));
-        }
+              ValueRange{indexConst(
+                  rewriter, loc,
+                  aOperandRegister(mma.a.layout, am * 16, ks * kAtom, q))}));
         aFrags.push_back(
             vector::FromElementsOp::create(rewriter, loc, aType, e));
         continue;
