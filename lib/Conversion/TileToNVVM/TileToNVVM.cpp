@@ -1305,49 +1305,67 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
 
     Value dense = sharedView(rewriter, loc, {m, k}, aElt,
                              indexConst(rewriter, loc, scratch.getInt()));
-    // Zeros, then the kept values at the positions their metadata give.
-    barrier(rewriter, loc);
-    Value zero = zeroOf(rewriter, loc, aElt);
-    buildThreadStridedLoop(rewriter, loc, m * k, threads,
-                           [&](OpBuilder &bb, Location l, Value linear) {
-                             memref::StoreOp::create(
-                                 bb, l, zero, dense,
-                                 delinearize(bb, l, linear, {m, k}));
-                           });
+    // The dense tile is XOR-swizzled for ldmatrix (see swizzledColumn).
+    int64_t rowChunks = k * aElt.getIntOrFloatBitWidth() / 128;
+    Storage denseStorage{dense, Scope::Shared, nullptr, 0,
+                         rowChunks >= 2 ? rowChunks : 0};
+    // Each thread expands whole groups of 4 (2 kept values and their
+    // positions): one 8-byte store of the group, zeros where nothing was
+    // kept.
     barrier(rewriter, loc);
     Type metaType = op.getE().getType().getElementType();
     int64_t perWord = metaType.getIntOrFloatBitWidth() / 2;
+    Value zero = zeroOf(rewriter, loc, aElt);
     buildThreadStridedLoop(
-        rewriter, loc, m * half, threads,
+        rewriter, loc, m * (k / 4), threads,
         [&](OpBuilder &bb, Location l, Value linear) {
-          SmallVector<Value> rc = delinearize(bb, l, linear, {m, half});
-          Value row = rc[0], j = rc[1];
-          Value word =
-              arith::DivUIOp::create(bb, l, j, indexConst(bb, l, perWord));
-          Value slot =
-              arith::RemUIOp::create(bb, l, j, indexConst(bb, l, perWord));
-          Value meta =
-              memref::LoadOp::create(bb, l, e->memref, ValueRange{row, word});
-          Value shift = arith::IndexCastOp::create(
-              bb, l, metaType,
-              arith::MulIOp::create(bb, l, slot, indexConst(bb, l, 2)));
-          Value three = arith::ConstantOp::create(
-              bb, l, metaType, bb.getIntegerAttr(metaType, 3));
-          Value pos = arith::IndexCastUIOp::create(
-              bb, l, bb.getIndexType(),
-              arith::AndIOp::create(
-                  bb, l, arith::ShRUIOp::create(bb, l, meta, shift), three));
-          Value group = arith::DivUIOp::create(bb, l, j, indexConst(bb, l, 2));
-          Value col = arith::AddIOp::create(
-              bb, l, arith::MulIOp::create(bb, l, group, indexConst(bb, l, 4)),
-              pos);
-          Value v =
-              memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j});
-          memref::StoreOp::create(bb, l, v, dense, ValueRange{row, col});
+          SmallVector<Value> rg = delinearize(bb, l, linear, {m, k / 4});
+          Value row = rg[0], group = rg[1];
+          auto positionOf = [&](Value j) -> Value {
+            Value word =
+                arith::DivUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+            Value slot =
+                arith::RemUIOp::create(bb, l, j, indexConst(bb, l, perWord));
+            Value meta =
+                memref::LoadOp::create(bb, l, e->memref, ValueRange{row, word});
+            Value shift = arith::IndexCastOp::create(
+                bb, l, metaType,
+                arith::MulIOp::create(bb, l, slot, indexConst(bb, l, 2)));
+            Value three = arith::ConstantOp::create(
+                bb, l, metaType, bb.getIntegerAttr(metaType, 3));
+            return arith::IndexCastUIOp::create(
+                bb, l, bb.getIndexType(),
+                arith::AndIOp::create(
+                    bb, l, arith::ShRUIOp::create(bb, l, meta, shift), three));
+          };
+          Value j0 = arith::MulIOp::create(bb, l, group, indexConst(bb, l, 2));
+          Value j1 = arith::AddIOp::create(bb, l, j0, indexConst(bb, l, 1));
+          Value p0 = positionOf(j0), p1 = positionOf(j1);
+          Value v0 = memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j0});
+          Value v1 = memref::LoadOp::create(bb, l, a->memref, ValueRange{row, j1});
+          SmallVector<Value> elements;
+          for (int64_t i = 0; i < 4; ++i) {
+            Value at = indexConst(bb, l, i);
+            auto is = [&](Value p) {
+              return arith::CmpIOp::create(bb, l, arith::CmpIPredicate::eq, p,
+                                           at);
+            };
+            elements.push_back(arith::SelectOp::create(
+                bb, l, is(p0), v0,
+                arith::SelectOp::create(bb, l, is(p1), v1, zero)));
+          }
+          Value col = arith::MulIOp::create(bb, l, group, indexConst(bb, l, 4));
+          vector::StoreOp::create(
+              bb, l,
+              vector::FromElementsOp::create(
+                  bb, l, VectorType::get({4}, aElt), elements),
+              dense, physicalIndices(bb, l, &denseStorage, {row, col}),
+              /*nontemporal=*/false,
+              llvm::Align(4 * aElt.getIntOrFloatBitWidth() / 8));
         });
     barrier(rewriter, loc);
     emitMmaGemm(rewriter, loc,
-                MmaGemm{Storage{dense, Scope::Shared, nullptr, 0, 0}, *b, *c, m,
+                MmaGemm{denseStorage, *b, *c, m,
                         n, k, /*transposeA=*/false, op.getTransposeB(),
                         op.getClearAccum(), *part, aElt, cElt, k,
                         op.getB().getType().getShape()[1]});
