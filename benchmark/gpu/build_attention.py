@@ -20,12 +20,15 @@ sys.path.insert(0, str(HERE))
 import tilemlir  # noqa: E402
 from build_bundles import _load_flash_attention  # noqa: E402
 
-# (batch, heads, seq, dim, causal)
+# (batch, heads, seq, dim, causal, dtype)
 SHAPES = [
-    (4, 16, 2048, 64, False), (4, 16, 2048, 64, True),
-    (4, 16, 2048, 128, False), (4, 16, 2048, 128, True),
-    (1, 16, 8192, 128, False), (1, 16, 8192, 128, True),
-    (1, 2, 200, 64, True), (1, 3, 333, 128, False),
+    (4, 16, 2048, 64, False, "float16"), (4, 16, 2048, 64, True, "float16"),
+    (4, 16, 2048, 128, False, "float16"), (4, 16, 2048, 128, True, "float16"),
+    (1, 16, 8192, 128, False, "float16"), (1, 16, 8192, 128, True, "float16"),
+    (1, 2, 200, 64, True, "float16"), (1, 3, 333, 128, False, "float16"),
+    # bf16, the dtype of PLATFORM.md's attention anchors
+    (1, 16, 8192, 128, False, "bfloat16"), (1, 16, 8192, 128, True, "bfloat16"),
+    (1, 3, 333, 128, True, "bfloat16"),
 ]
 # (block_M, block_N, threads, num_stages)
 CONFIGS = [(64, 64, 128, 2), (128, 64, 128, 2), (128, 64, 256, 2), (128, 128, 256, 2)]
@@ -45,15 +48,17 @@ def main():
     fa = _load_flash_attention()
     index = []
     for arch in args.archs:
-        for batch, heads, seq, dim, causal in SHAPES:
+        for batch, heads, seq, dim, causal, dtype in SHAPES:
             for bm, bn, threads, stages in configs:
                 name = (f"mha_b{batch}h{heads}s{seq}d{dim}{'c' if causal else ''}"
+                        f"{'_bf16' if dtype == 'bfloat16' else ''}"
                         f"_{bm}x{bn}t{threads}s{stages}_{arch}")
                 start = time.perf_counter()
                 try:
                     kernel = tilemlir.compile(
                         fa.flashattn.factory(batch, heads, seq, dim, causal, block_M=bm,
-                                             block_N=bn, num_stages=stages, threads=threads),
+                                             block_N=bn, num_stages=stages, threads=threads,
+                                             dtype=dtype),
                         out_idx=[3], target=f"cuda -arch={arch}")
                 except tilemlir.TileCompileError as e:
                     print(f"{name}: not compiled: {str(e).splitlines()[0]}")
@@ -61,6 +66,7 @@ def main():
                 shutil.copytree(kernel.bundle_dir, out / name)
                 index.append({"name": name, "kind": "attention", "batch": batch,
                               "heads": heads, "seq": seq, "dim": dim, "causal": causal,
+                              "dtype": dtype,
                               "arch": arch, "compile_s": round(time.perf_counter() - start, 3)})
                 print(f"{name:48s} compiled in {time.perf_counter() - start:.2f} s")
     (out / "index.json").write_text(json.dumps(index, indent=1))

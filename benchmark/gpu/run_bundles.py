@@ -107,8 +107,9 @@ def run_attention(bundle_dir, entry, timed=True):
     import torch.nn.functional as F
     kernel = load_bundle(bundle_dir)
     b, h, s, d = entry["batch"], entry["heads"], entry["seq"], entry["dim"]
-    q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=torch.float16) for _ in range(3))
-    out = torch.full((b, s, h, d), float("nan"), device="cuda", dtype=torch.float16)
+    dt = getattr(torch, entry.get("dtype", "float16"))
+    q, k, v = (torch.randn(b, s, h, d, device="cuda", dtype=dt) for _ in range(3))
+    out = torch.full((b, s, h, d), float("nan"), device="cuda", dtype=dt)
     kernel(q, k, v, out)
     torch.cuda.synchronize()
 

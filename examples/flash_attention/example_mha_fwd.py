@@ -10,10 +10,9 @@ import tilemlir.language as T
 
 @tilemlir.jit(out_idx=[3])
 def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, num_stages=2,
-              threads=256):
+              threads=256, dtype="float16"):
     scale = (1.0 / dim)**0.5 * 1.44269504  # log2(e)
     shape = [batch, seq_len, heads, dim]
-    dtype = "float16"
     accum_dtype = "float"
 
     @T.macro
