@@ -58,6 +58,8 @@ GEMM_SP = [("gemm_sp_f16_4096", 4096, 4096, 4096), ("gemm_sp_f16_odd", 1000, 520
 
 SOFTMAX = [("softmax_4096x1024", 4096, 1024), ("softmax_1000x512_odd", 1000, 512)]
 ROW_SUM = [("rowsum_8192x2048", 8192, 2048), ("rowsum_1000x520_odd", 1000, 520)]
+# Row maxima of a gemm whose accumulator rows span 4 warps.
+GEMM_ROWMAX = [("gemm_rowmax_2048", 2048, 2048, 1024), ("gemm_rowmax_odd", 1000, 512, 200)]
 
 # Tile configurations tried at 4096^3 (sm_90a): block_M, block_N, block_K,
 # threads.
@@ -154,6 +156,14 @@ def main():
             full = f"{name}_{arch}"
             shutil.copytree(kernel.bundle_dir, out / full)
             index.append({"name": full, "kind": "row_sum", "M": m, "N": n, "arch": arch})
+            print(f"{full:32s} compiled")
+        for name, m, n, k in GEMM_ROWMAX:
+            kernel = tilemlir.compile(kernels.gemm_rowmax(m, n, k), out_idx=[2],
+                                      target=f"cuda -arch={arch}")
+            full = f"{name}_{arch}"
+            shutil.copytree(kernel.bundle_dir, out / full)
+            index.append({"name": full, "kind": "gemm_rowmax", "M": m, "N": n, "K": k,
+                          "arch": arch})
             print(f"{full:32s} compiled")
     (out / "index.json").write_text(json.dumps(index, indent=1))
 

@@ -73,6 +73,30 @@ def row_sum(M, N, block_M=16, threads=128, dtype="float16", accum_dtype="float")
     return row_sum_kernel
 
 
+def gemm_rowmax(M, N, K, block_M=64, block_N=64, block_K=32, threads=256, dtype="float16"):
+    """The row maxima of C = A B, one per row and block of N columns: a
+    gemm whose accumulator rows span several warps (the default policy
+    splits a 64x64 tile over 8 warps 2 x 4), reduced in place."""
+
+    @T.prim_func
+    def gemm_rowmax_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+                           R: T.Tensor((T.ceildiv(N, block_N), M), "float")):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+            A_shared = T.alloc_shared((block_M, block_K), dtype)
+            B_shared = T.alloc_shared((block_K, block_N), dtype)
+            C_local = T.alloc_fragment((block_M, block_N), "float")
+            row_max = T.alloc_fragment((block_M,), "float")
+            T.clear(C_local)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, k * block_K], A_shared)
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+                T.gemm(A_shared, B_shared, C_local)
+            T.reduce_max(C_local, row_max, dim=1)
+            T.copy(row_max, R[bx, by * block_M])
+
+    return gemm_rowmax_kernel
+
+
 def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="float16",
             accum_dtype="float"):
     """C = A * B with a 2:4-sparse A given as its kept values (M x K/2) and

@@ -163,6 +163,24 @@ def run_row_sum(bundle_dir, entry, timed=True):
     return ok, err, nbytes / ours / 1e6, nbytes / theirs / 1e6
 
 
+def run_gemm_rowmax(bundle_dir, entry, timed=True):
+    kernel = load_bundle(bundle_dir)
+    m, n, k = entry["M"], entry["N"], entry["K"]
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16)
+    r = torch.full((n // 64, m), float("nan"), device="cuda", dtype=torch.float32)
+    kernel(a, b, r)
+    torch.cuda.synchronize()
+    expect = (a.float() @ b.float()).view(m, n // 64, 64).amax(dim=-1).t()
+    err, ok = rel_error(r, expect, 1e-3)
+    if not timed:
+        return ok, err, 0.0, 1.0
+    flops = 2 * m * n * k
+    ours = bench(lambda: kernel(a, b, r))
+    theirs = bench(lambda: torch.matmul(a, b).view(m, n // 64, 64).amax(dim=-1))
+    return ok, err, flops / ours / 1e9, flops / theirs / 1e9
+
+
 def run_gemm_sp(bundle_dir, entry, timed=True):
     import numpy as np
     import kernels
@@ -188,7 +206,7 @@ def run_gemm_sp(bundle_dir, entry, timed=True):
 
 
 RUNNERS = {"gemm": None, "attention": run_attention, "softmax": run_softmax,
-           "row_sum": run_row_sum,
+           "row_sum": run_row_sum, "gemm_rowmax": run_gemm_rowmax,
            "gemm_sp": run_gemm_sp}
 
 

@@ -1636,7 +1636,22 @@ struct RegisterReduce {
   SmallVector<SmallVector<int64_t>> sources;
   /// The lane masks of the butterfly (xor shuffles).
   SmallVector<int64_t> laneMasks;
+  /// The thread-index bits above the lane across which other warps hold
+  /// the same rows (a gemm accumulator split over several warps along N):
+  /// their partial results meet in a shared scratch buffer of
+  /// 2^|warpMasks| x (target elements) values, reserved on the reduce op.
+  SmallVector<int64_t> warpMasks;
+  /// Bytes of that buffer; 0 without warpMasks.
+  int64_t scratchBytes() const;
+  int64_t targetElements = 0;
+  int64_t eltBits = 0;
 };
+
+int64_t RegisterReduce::scratchBytes() const {
+  if (warpMasks.empty())
+    return 0;
+  return (int64_t(1) << warpMasks.size()) * targetElements * eltBits / 8;
+}
 
 /// The register plan of `op`, when its layouts allow one: the source
 /// layout holds every element once and every thread holds the target rows
@@ -1680,18 +1695,25 @@ std::optional<RegisterReduce> planRegisterReduce(ReduceOp op) {
     else if (sources != plan.sources)
       return std::nullopt;
   }
-  // Lane bits across which every thread's target rows repeat.
-  for (int64_t mask = 1; mask < nvvm::kWarpSize; mask *= 2) {
+  // Thread-index bits across which every thread's target rows repeat: in
+  // the lane (the butterfly), above it (other warps, through shared
+  // memory).
+  for (int64_t mask = 1; mask < threads; mask *= 2) {
     bool same = true;
     for (int64_t t = 0; t < threads && same; ++t)
       for (int64_t r = 0; r < dst->numRegisters && same; ++r)
-        same = to.applyInverse(t, r) == to.applyInverse(t ^ mask, r);
+        same = (t ^ mask) < threads &&
+               to.applyInverse(t, r) == to.applyInverse(t ^ mask, r);
     if (same)
-      plan.laneMasks.push_back(mask);
+      (mask < nvvm::kWarpSize ? plan.laneMasks : plan.warpMasks)
+          .push_back(mask);
   }
-  // Every source element of a row is held within the butterfly group of
-  // any thread holding the row: the groups hold the row's length.
-  int64_t group = int64_t(1) << plan.laneMasks.size();
+  plan.targetElements = numElements(to.getShape());
+  plan.eltBits = elt.getIntOrFloatBitWidth();
+  // Every source element of a row is held by the threads that share it:
+  // together they hold the row's length.
+  int64_t group = int64_t(1)
+                  << (plan.laneMasks.size() + plan.warpMasks.size());
   int64_t perThread = 0;
   for (const SmallVector<int64_t> &s : plan.sources)
     perThread = std::max<int64_t>(perThread, s.size());
@@ -1737,7 +1759,8 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
     Type elt = op.getSource().getType().getElementType();
     if (std::optional<RegisterReduce> plan = planRegisterReduce(op)) {
       auto reg = [&](int64_t r) { return indexConst(rewriter, loc, r); };
-      for (auto [r, sources] : llvm::enumerate(plan->sources)) {
+      SmallVector<Value> partials;
+      for (const SmallVector<int64_t> &sources : plan->sources) {
         Value acc = reduceIdentity(rewriter, loc, kind, elt);
         for (int64_t q : sources)
           acc = reduceCombine(
@@ -1748,6 +1771,80 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
         for (int64_t mask : plan->laneMasks)
           acc = reduceCombine(rewriter, loc, kind, acc,
                               shuffleXor(rewriter, loc, acc, mask));
+        partials.push_back(acc);
+      }
+      if (!plan->warpMasks.empty()) {
+        // Across warps: one lane of each group writes its warp's partial
+        // at (its slot among the row's warps, the row), then every thread
+        // folds the partials of its rows.
+        auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+        if (!scratch)
+          return rewriter.notifyMatchFailure(op, "reduce without scratch");
+        int64_t slots = int64_t(1) << plan->warpMasks.size();
+        int64_t rows = plan->targetElements;
+        Value buffer =
+            sharedView(rewriter, loc, {slots * rows}, elt,
+                       indexConst(rewriter, loc, scratch.getInt()));
+        Value tid = threadId(rewriter, loc);
+        Value slot = indexConst(rewriter, loc, 0);
+        for (auto [i, mask] : llvm::enumerate(plan->warpMasks)) {
+          Value bit = arith::CmpIOp::create(
+              rewriter, loc, arith::CmpIPredicate::ne,
+              arith::AndIOp::create(rewriter, loc, tid,
+                                    indexConst(rewriter, loc, mask)),
+              indexConst(rewriter, loc, 0));
+          slot = arith::SelectOp::create(
+              rewriter, loc, bit,
+              arith::AddIOp::create(rewriter, loc, slot,
+                                    indexConst(rewriter, loc, int64_t(1) << i)),
+              slot);
+        }
+        int64_t laneBits = 0;
+        for (int64_t mask : plan->laneMasks)
+          laneBits |= mask;
+        Value leader = arith::CmpIOp::create(
+            rewriter, loc, arith::CmpIPredicate::eq,
+            arith::AndIOp::create(rewriter, loc, tid,
+                                  indexConst(rewriter, loc, laneBits)),
+            indexConst(rewriter, loc, 0));
+        ArrayRef<int64_t> shape = dst->layout.getShape();
+        SmallVector<Value> rowOf;
+        for (int64_t r = 0; r < int64_t(partials.size()); ++r) {
+          SmallVector<Value> idx =
+              indicesOfRegister(rewriter, loc, dst->layout, tid, r);
+          Value linear = indexConst(rewriter, loc, 0);
+          for (auto [i, size] : llvm::zip(idx, shape))
+            linear = arith::AddIOp::create(
+                rewriter, loc,
+                arith::MulIOp::create(rewriter, loc, linear,
+                                      indexConst(rewriter, loc, size)),
+                i);
+          rowOf.push_back(linear);
+        }
+        auto at = [&](OpBuilder &b, Value s, Value row) {
+          return arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, s, indexConst(b, loc, rows)), row);
+        };
+        barrier(rewriter, loc);
+        buildIf(rewriter, loc, leader, [&](OpBuilder &b, Location l) {
+          for (auto [acc, row] : llvm::zip(partials, rowOf))
+            memref::StoreOp::create(b, l, acc, buffer,
+                                    ValueRange{at(b, slot, row)});
+        });
+        barrier(rewriter, loc);
+        for (auto [acc, row] : llvm::zip(partials, rowOf)) {
+          acc = reduceIdentity(rewriter, loc, kind, elt);
+          for (int64_t s = 0; s < slots; ++s)
+            acc = reduceCombine(
+                rewriter, loc, kind, acc,
+                memref::LoadOp::create(
+                    rewriter, loc, buffer,
+                    ValueRange{at(rewriter, indexConst(rewriter, loc, s),
+                                  row)}));
+        }
+      }
+      for (auto [r, acc] : llvm::enumerate(partials)) {
         if (!op.getClear())
           acc = reduceCombine(rewriter, loc, kind,
                               memref::LoadOp::create(rewriter, loc, dst->memref,
@@ -2386,8 +2483,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   llvm::SetVector<Value> needScratch;
   kernel.walk([&](Operation *op) {
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
-      if (!planRegisterReduce(reduce))
+      std::optional<RegisterReduce> plan = planRegisterReduce(reduce);
+      if (!plan) {
         needScratch.insert(reduce.getSource());
+      } else if (int64_t bytes = plan->scratchBytes()) {
+        // The partials of the warps that share rows.
+        sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
+        reduce->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(sharedBytes));
+        sharedBytes += bytes;
+      }
     }
     else if (auto copy = dyn_cast<CopyOp>(op)) {
       std::optional<Storage> from = getStorage(copy.getSource());

@@ -6,8 +6,8 @@
 // accumulator feeds the next gemm as its A operand without ldmatrix; the
 // replicated row vector is written out by its owner lanes only; tiles that
 // nothing anchors but that are reduced along their rows get the row-split
-// layout, so their reductions stay in registers too. Layouts
-// that spread a row over several warps fall back to shared memory.
+// layout, so their reductions stay in registers too. Rows spread over
+// several warps combine the warps' partials in a small shared buffer.
 //
 // RUN: tile-opt %s -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 | FileCheck %s
 // RUN: tile-opt %s -split-input-file --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
@@ -82,15 +82,20 @@ func.func @softmax_rows(%S: memref<64x64xf16>, %V: memref<64x64xf16>, %O: memref
 // -----
 
 // With 8 warps the default policy splits the 64x64 tile 2 x 4, which
-// spreads each row over four warps:
-// the row maximum goes through the accumulator's shared scratch copy (64x64
-// f32 at offset 0, before the A tile), with no shuffles. The loop still reads
-// the row vector from the thread's own registers.
+// spreads each row over four warps: shuffles within each warp (lanes xor 1
+// and 2), then the four warps' partials meet in a 4 x 64 f32 scratch (1 KB
+// before the 8 KB A tile, between two barriers; one lane of each 4 writes),
+// and every thread folds the four. The loop still reads the row vector from
+// the thread's own registers.
 // CHECK-LABEL: func.func @rows_over_warps
-// CHECK: tile.shared_bytes = 24576
-// CHECK-NOT: gpu.shuffle
-// CHECK: memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<64x64xf32, #gpu.address_space<workgroup>>
-// CHECK-NOT: gpu.shuffle
+// CHECK: tile.shared_bytes = 9216
+// CHECK-COUNT-2: gpu.shuffle  xor
+// CHECK: %[[PART:.*]] = memref.view %{{.*}}[%c0{{.*}}][] : memref<?xi8, #gpu.address_space<workgroup>> to memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.if
+// CHECK: memref.store %{{.*}}, %[[PART]][%{{.*}}] : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK-COUNT-4: memref.load %[[PART]]
 // CHECK: math.exp2
 // CHECK-NOT: memref.view
 // CHECK: return
