@@ -10,8 +10,17 @@
 //   full barriers   one mbarrier per stage, armed with the stage's byte
 //                   count by the thread that issues its TMA loads, which
 //                   complete it;
-//   the gemms       wgmma from shared-memory descriptors, each group left
-//                   in flight one iteration (wgmma.wait_group 1).
+//   resident        buffers that one copy fills before the loop and only
+//   buffers         the loop's gemms read (flash attention's Q): loaded
+//                   once by TMA, after the stages, with their own mbarrier;
+//   the gemms       wgmma from shared-memory descriptors (A possibly from
+//                   registers: flash attention's P), each group left in
+//                   flight one iteration (wgmma.wait_group 1) in a GEMM
+//                   loop; a loop that reads an accumulator itself waits
+//                   after each gemm and frees each stage in its iteration.
+//
+// Sources are function arguments of rank 2 to 5; a copy's region is 1 in
+// every dimension but its rows' and the innermost (K[b, s0:s1, h, :]).
 //
 // With warp specialization (the default) the block gets a producer
 // warpgroup after its own threads: its first thread waits on a stage's
@@ -19,7 +28,9 @@
 // stage completed) and loads the next iteration into it; its second warp
 // waits on each full barrier and hands the stage to the consumers with a
 // named barrier (bar.arrive / bar.sync: a spin loop between in-flight
-// wgmmas would make ptxas serialize them all). setmaxnreg moves registers
+// wgmmas would make ptxas serialize them all; one per consumer warpgroup
+// where the loop does more than its wgmmas, so that the warpgroups drift
+// apart). setmaxnreg moves registers
 // from the producer to the consumers, and after the loop the accumulators
 // leave through the free stage buffers. Without it, thread 0 loads
 // iteration i + S - 1 after a block barrier at the end of iteration i and
