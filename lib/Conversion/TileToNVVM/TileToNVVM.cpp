@@ -26,6 +26,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -2554,11 +2555,42 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   return success();
 }
 
+namespace {
+
+/// Fast math in kernels: f32 exp2 as one `ex2.approx.ftz.f32` (libdevice's
+/// exp2f adds a denormal range check around it), and exp as exp2 of
+/// x * log2(e). Subnormal results flush to zero.
+template <typename MathOpT>
+struct FastExpLowering : public OpRewritePattern<MathOpT> {
+  using OpRewritePattern<MathOpT>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MathOpT op,
+                                PatternRewriter &rewriter) const override {
+    Type f32 = rewriter.getF32Type();
+    if (op.getType() != f32 || !op->template getParentOfType<KernelOp>())
+      return failure();
+    Location loc = op.getLoc();
+    Value x = op.getOperand();
+    if (std::is_same_v<MathOpT, math::ExpOp>)
+      x = arith::MulFOp::create(
+          rewriter, loc, x,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getF32FloatAttr(1.4426950408889634f)));
+    rewriter.replaceOpWithNewOp<LLVM::CallIntrinsicOp>(
+        op, f32, rewriter.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"),
+        ValueRange{x});
+    return success();
+  }
+};
+
+} // namespace
+
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns,
                                               int sm) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmSpLowering,
-               ParallelLowering, ReduceLowering>(ctx);
+               ParallelLowering, ReduceLowering, FastExpLowering<math::Exp2Op>,
+               FastExpLowering<math::ExpOp>>(ctx);
   patterns.add<GemmLowering>(ctx, sm);
   // Loops that tile-lower-kernel did not pipeline with cp.async run their
   // copies to completion (with barriers) before the compute; shared buffers

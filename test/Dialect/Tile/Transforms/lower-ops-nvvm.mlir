@@ -309,7 +309,8 @@ func.func @fragment_copies(%A: memref<?x?xf32>, %C: memref<?x?xf16>) {
 // CHECK-NEXT: %[[HOLDS:.*]] = arith.cmpi ult, %[[TID]], %[[C32]] : index
 // CHECK-NEXT: scf.if %[[HOLDS]] {
 // CHECK-NEXT: %[[L:.*]] = memref.load %[[G]][%[[C0]]] : memref<1xf32>
-// CHECK-NEXT: %[[E:.*]] = math.exp %[[L]] : f32
+// CHECK-NEXT: %[[XL:.*]] = arith.mulf %[[L]], %{{.*}} : f32
+// CHECK-NEXT: %[[E:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"(%[[XL]]) : (f32) -> f32
 // CHECK-NEXT: memref.store %[[E]], %[[G]][%[[C0]]] : memref<1xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
