@@ -18,10 +18,8 @@ def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, nu
     @T.macro
     def MMA0(K, Q_shared, K_shared, acc_s, k, bx, by, bz):
         T.copy(K[bz, k * block_N:(k + 1) * block_N, by, :], K_shared)
-        T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, clear_accum=True,
-               policy=T.GemmWarpPolicy.FullRow)
         # Only the key blocks that cross the diagonal (causal) or the end of
-        # the sequence need a mask.
+        # the sequence need a mask; the others start from zeros.
         masked = (k + 1) * block_N > seq_len
         if is_causal:
             masked = masked | ((k + 1) * block_N > bx * block_M + 1)
@@ -30,11 +28,13 @@ def flashattn(batch, heads, seq_len, dim, is_causal, block_M=128, block_N=64, nu
                 q_idx = bx * block_M + i
                 k_idx = k * block_N + j
                 if is_causal:
-                    acc_s[i, j] = T.if_then_else((q_idx >= k_idx) & (k_idx < seq_len),
-                                                 acc_s[i, j], -T.infinity(acc_s.dtype))
-                else:
-                    acc_s[i, j] = T.if_then_else(k_idx < seq_len, acc_s[i, j],
+                    acc_s[i, j] = T.if_then_else((q_idx >= k_idx) & (k_idx < seq_len), 0,
                                                  -T.infinity(acc_s.dtype))
+                else:
+                    acc_s[i, j] = T.if_then_else(k_idx < seq_len, 0, -T.infinity(acc_s.dtype))
+        else:
+            T.clear(acc_s)
+        T.gemm(Q_shared, K_shared, acc_s, transpose_B=True, policy=T.GemmWarpPolicy.FullRow)
 
     @T.macro
     def MMA1(V, V_shared, acc_s_cast, acc_o, k, by, bz):

@@ -720,10 +720,10 @@ SmallVector<Value> wgmmaAWords(OpBuilder &b, Location loc, const Storage &a,
 /// One wgmma m64nNk16 with A from registers (`aWords`, see wgmmaAWords) and
 /// B from the shared-memory descriptor `descB`: inline PTX (the NVVM op
 /// takes A descriptors only). The accumulator struct `acc` passes through
-/// in place; without `accumulate` the product replaces it (scale-d = 0).
+/// in place.
 Value wgmmaFromRegisters(OpBuilder &b, Location loc, Value acc,
                          ArrayRef<Value> aWords, Value descB, int64_t n,
-                         Type elt, bool transB, bool accumulate) {
+                         Type elt, bool transB) {
   auto accType = cast<LLVM::LLVMStructType>(acc.getType());
   int64_t regs = accType.getBody().size();
   SmallVector<Value> operands;
@@ -731,7 +731,7 @@ Value wgmmaFromRegisters(OpBuilder &b, Location loc, Value acc,
     operands.push_back(LLVM::ExtractValueOp::create(b, loc, acc, r));
   operands.append(aWords.begin(), aWords.end());
   operands.push_back(descB);
-  operands.push_back(i32Const(b, loc, accumulate ? 1 : 0)); // scale-d
+  operands.push_back(i32Const(b, loc, 1)); // scale-d: accumulate
   // Operands: $0 .. $(R - 1) the accumulators out, $R .. $(2R - 1) them in
   // (tied), then A's four words, B's descriptor and scale-d.
   std::string type = elt.isBF16() ? "bf16" : "f16";
@@ -775,9 +775,12 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
   int64_t regs = c.numRegisters;
 
-  // clear_accum: the first wgmma ignores the accumulator (scale-d = 0)
-  // instead of the registers being zeroed.
-  bool clear = op.getClearAccum();
+  if (op.getClearAccum())
+    for (int64_t r = 0; r < regs; ++r)
+      memref::StoreOp::create(rewriter, loc,
+                              zeroOf(rewriter, loc, rewriter.getF32Type()),
+                              c.memref,
+                              ValueRange{indexConst(rewriter, loc, r)});
 
   // A in registers (a fragment in the accumulator layout of M x K): each
   // warp's A fragments of m64k16 are its own registers.
@@ -846,18 +849,16 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
       descB = wgmmaDescriptor(
           rewriter, loc, addIndex(rewriter, loc, b.memref, kk * kPanelBytes),
           b.panelRows * kPanelBytes, kSwizzleAtomBytes);
-    bool accumulate = !(clear && kk == 0);
     if (aInRegisters) {
       acc = wgmmaFromRegisters(rewriter, loc, acc, aWords[kk / kStep], descB,
-                               n, elt, transB, accumulate);
+                               n, elt, transB);
       continue;
     }
     acc = NVVM::WgmmaMmaAsyncOp::create(
         rewriter, loc, type, acc, descA, descB,
         NVVM::MMAShapeAttr::get(ctx, 64, n, kStep), wgType, wgType,
         NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, accumulate ? NVVM::WGMMAScaleOut::one
-                                                     : NVVM::WGMMAScaleOut::zero),
+        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
         NVVM::MMALayoutAttr::get(ctx, transA ? NVVM::MMALayout::col
