@@ -746,3 +746,30 @@ def test_sm90a_cluster_launch_in_the_bundle(tmp_path, monkeypatch):
     assert meta["cluster"] == [2, 1, 1]
     with pytest.raises(tilemlir.TileCompileError, match="cluster"):
         tilemlir.compile(scale, out_idx=[1], target="cuda -arch=sm_80")
+
+
+def test_if_inside_a_parallel_loop_over_fragments(tmp_path, monkeypatch):
+    # An `if` inside T.Parallel reading and writing fragments: numpy on the
+    # CPU; on CUDA targets the nested accesses stay in registers (no shared
+    # memory: the row maximum is shuffled, the row vector read in place).
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+
+    @T.prim_func
+    def shift(X: T.Tensor((64, 64), "float32"), Y: T.Tensor((64, 64), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            x = T.alloc_fragment((64, 64), "float32")
+            m = T.alloc_fragment((64,), "float32")
+            T.copy(X[0, 0], x)
+            T.reduce_max(x, m, dim=1)
+            for i, j in T.Parallel(64, 64):
+                if x[i, j] > 0:
+                    x[i, j] = x[i, j] - m[i]
+            T.copy(x, Y[0, 0])
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    out = tilemlir.compile(shift, out_idx=[1], target="cpu")(a)
+    np.testing.assert_allclose(out, np.where(a > 0, a - a.max(1, keepdims=True), a))
+    for arch in ("sm_80", "sm_90a"):
+        ptx = tilemlir.compile(shift, out_idx=[1], target=f"cuda -arch={arch}").get_kernel_source()
+        assert "shfl.sync.bfly" in ptx and "ld.shared" not in ptx

@@ -1491,8 +1491,7 @@ ParallelPlan planParallel(ParallelOp op) {
           break;
         positions.push_back(arg.getArgNumber());
       }
-      if (plan.layout && load->getBlock() == &op.getBodyBlock() &&
-          positions.size() == load.getIndices().size())
+      if (plan.layout && positions.size() == load.getIndices().size())
         if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
                 plan.layout, getStorage(plan.driver)->numRegisters, s->layout,
                 positions)) {
@@ -1543,54 +1542,80 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
     if (writesShared)
       barrier(rewriter, loc);
 
+    // The body for one element (`indices`; `reg`: the driver's register
+    // that holds it), fragment accesses rewritten, nested regions (an `if`
+    // in the loop) included.
     auto cloneBody = [&](OpBuilder &b, ValueRange indices,
                          std::optional<int64_t> reg) {
       IRMapping mapping;
       mapping.map(ivs, indices);
-      for (Operation &inner : body.without_terminator()) {
-        if (auto load = dyn_cast<memref::LoadOp>(inner);
-            load && reg && plan.projected.count(load)) {
-          Value regs = getStorage(load.getMemRef())->memref;
-          Value v = memref::LoadOp::create(
-              b, load.getLoc(), regs,
-              ValueRange{indexConst(b, load.getLoc(),
-                                    plan.projected.lookup(load)[*reg])});
-          mapping.map(load.getResult(), v);
-          continue;
-        }
-        if (auto load = dyn_cast<memref::LoadOp>(inner)) {
-          auto staged = stagedViews.find(load.getMemRef());
-          if (staged != stagedViews.end()) {
-            SmallVector<Value> idx;
-            for (Value i : load.getIndices())
-              idx.push_back(mapping.lookupOrDefault(i));
-            Value v =
-                memref::LoadOp::create(b, load.getLoc(), staged->second, idx);
-            mapping.map(load.getResult(), v);
-            continue;
-          }
-        }
-        if (reg) {
+      std::function<void(OpBuilder &, Block &, bool)> cloneOps;
+      cloneOps = [&](OpBuilder &b, Block &block, bool top) {
+        for (Operation &inner : block) {
+          if (top && &inner == block.getTerminator())
+            break;
           if (auto load = dyn_cast<memref::LoadOp>(inner);
-              load && fragmentAtIvs(load, ivs)) {
+              load && reg && plan.projected.count(load)) {
             Value regs = getStorage(load.getMemRef())->memref;
             Value v = memref::LoadOp::create(
                 b, load.getLoc(), regs,
-                ValueRange{indexConst(b, load.getLoc(), *reg)});
+                ValueRange{indexConst(b, load.getLoc(),
+                                      plan.projected.lookup(load)[*reg])});
             mapping.map(load.getResult(), v);
             continue;
           }
-          if (auto store = dyn_cast<memref::StoreOp>(inner);
-              store && fragmentAtIvs(store, ivs)) {
-            Value regs = getStorage(store.getMemRef())->memref;
-            memref::StoreOp::create(
-                b, store.getLoc(), mapping.lookupOrDefault(store.getValue()),
-                regs, ValueRange{indexConst(b, store.getLoc(), *reg)});
+          if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+            auto staged = stagedViews.find(load.getMemRef());
+            if (staged != stagedViews.end()) {
+              SmallVector<Value> idx;
+              for (Value i : load.getIndices())
+                idx.push_back(mapping.lookupOrDefault(i));
+              Value v =
+                  memref::LoadOp::create(b, load.getLoc(), staged->second, idx);
+              mapping.map(load.getResult(), v);
+              continue;
+            }
+          }
+          if (reg) {
+            if (auto load = dyn_cast<memref::LoadOp>(inner);
+                load && fragmentAtIvs(load, ivs)) {
+              Value regs = getStorage(load.getMemRef())->memref;
+              Value v = memref::LoadOp::create(
+                  b, load.getLoc(), regs,
+                  ValueRange{indexConst(b, load.getLoc(), *reg)});
+              mapping.map(load.getResult(), v);
+              continue;
+            }
+            if (auto store = dyn_cast<memref::StoreOp>(inner);
+                store && fragmentAtIvs(store, ivs)) {
+              Value regs = getStorage(store.getMemRef())->memref;
+              memref::StoreOp::create(
+                  b, store.getLoc(), mapping.lookupOrDefault(store.getValue()),
+                  regs, ValueRange{indexConst(b, store.getLoc(), *reg)});
+              continue;
+            }
+          }
+          if (inner.getNumRegions() == 0) {
+            b.clone(inner, mapping);
             continue;
           }
+          // (cloneWithoutRegions maps the results.)
+          Operation *copy = b.cloneWithoutRegions(inner, mapping);
+          for (auto [from, to] :
+               llvm::zip(inner.getRegions(), copy->getRegions())) {
+            for (Block &fromBlock : from) {
+              Block *toBlock = new Block();
+              to.push_back(toBlock);
+              for (BlockArgument arg : fromBlock.getArguments())
+                mapping.map(arg, toBlock->addArgument(arg.getType(),
+                                                      arg.getLoc()));
+              OpBuilder nb = OpBuilder::atBlockEnd(toBlock);
+              cloneOps(nb, fromBlock, /*top=*/false);
+            }
+          }
         }
-        b.clone(inner, mapping);
-      }
+      };
+      cloneOps(b, body, /*top=*/true);
     };
 
     if (plan.layout) {

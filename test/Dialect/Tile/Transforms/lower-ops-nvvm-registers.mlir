@@ -160,3 +160,39 @@ func.func @row_split(%X: memref<16x256xf16>, %Y: memref<16x256xf16>) {
   }
   return
 }
+
+// -----
+
+// An `if` inside the loop: the nested body is cloned per register too, its
+// fragment accesses rewritten (the row maximum from the thread's registers,
+// the element in place).
+// CHECK-LABEL: func.func @if_in_parallel
+// CHECK: tile.shared_bytes = 0
+// CHECK: %[[POS:.*]] = arith.cmpf ogt, %[[V:.*]], %{{.*}} : f32
+// CHECK-NEXT: scf.if %[[POS]] {
+// CHECK-NEXT: %[[MX:.*]] = memref.load %{{.*}}[%c0] : memref<4xf32>
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[MX]] : f32
+// CHECK-NEXT: memref.store %[[D]], %{{.*}}[%c0] : memref<32xf32>
+// CHECK-NEXT: }
+// CHECK-NOT: memref.view
+// CHECK: return
+func.func @if_in_parallel(%X: memref<16x256xf32>, %Y: memref<16x256xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %x = tile.alloc_fragment : memref<16x256xf32, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    tile.copy %X[0, 0] [16, 256] to %x[0, 0] [16, 256] : memref<16x256xf32> to memref<16x256xf32, #tile.scope<fragment>>
+    tile.reduce max %x into %m dim = 1 : memref<16x256xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (16, 256) {
+      %v = memref.load %x[%i, %j] : memref<16x256xf32, #tile.scope<fragment>>
+      %zero = arith.constant 0.0 : f32
+      %pos = arith.cmpf ogt, %v, %zero : f32
+      scf.if %pos {
+        %mx = memref.load %m[%i] : memref<16xf32, #tile.scope<fragment>>
+        %d = arith.subf %v, %mx : f32
+        memref.store %d, %x[%i, %j] : memref<16x256xf32, #tile.scope<fragment>>
+      }
+    }
+    tile.copy %x[0, 0] [16, 256] to %Y[0, 0] [16, 256] : memref<16x256xf32, #tile.scope<fragment>> to memref<16x256xf32>
+  }
+  return
+}
