@@ -200,27 +200,19 @@ Value registerOwnsElement(OpBuilder &b, Location loc,
 
 /// Runs `body` for every element the current thread holds in a fragment of
 /// `layout` with `registers` registers: body(builder, loc, register,
-/// element indices). Registers are constants (the loop is unrolled).
+/// element indices). Registers are constants (the loop is unrolled). With
+/// `ownedOnly`, only for the elements the thread owns: each element once,
+/// for writes out of a (possibly replicated) fragment.
 void forEachHeldElement(
     OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
-    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body) {
+    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
+    bool ownedOnly = false) {
   Value tid = threadId(b, loc);
   for (int64_t r = 0; r < registers; ++r) {
     SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
-    buildIf(b, loc, registerHoldsElement(b, loc, layout, tid, r),
-            [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
-  }
-}
-
-/// forEachHeldElement for the elements the current thread owns: each
-/// element once, for writes out of a (possibly replicated) fragment.
-void forEachOwnedElement(
-    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
-    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body) {
-  Value tid = threadId(b, loc);
-  for (int64_t r = 0; r < registers; ++r) {
-    SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
-    buildIf(b, loc, registerOwnsElement(b, loc, layout, tid, r),
+    buildIf(b, loc,
+            ownedOnly ? registerOwnsElement(b, loc, layout, tid, r)
+                      : registerHoldsElement(b, loc, layout, tid, r),
             [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
   }
 }
@@ -310,13 +302,14 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
   Value view = sharedView(b, loc, type.getShape(), type.getElementType(),
                           indexConst(b, loc, offset.getInt()));
   barrier(b, loc);
-  forEachOwnedElement(
+  forEachHeldElement(
       b, loc, s->layout, s->numRegisters,
       [&](OpBuilder &tb, Location tl, int64_t r, ArrayRef<Value> idx) {
         Value v = memref::LoadOp::create(tb, tl, s->memref,
                                          ValueRange{indexConst(tb, tl, r)});
         memref::StoreOp::create(tb, tl, v, view, idx);
-      });
+      },
+      /*ownedOnly=*/true);
   barrier(b, loc);
   return view;
 }
@@ -429,12 +422,17 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
   return std::max<int64_t>(run, 1);
 }
 
-/// Whether `run` elements from global index `idx` along the innermost
-/// dimension are inside the tensor and one aligned vector: the base, the
-/// row length and the column are multiples of the run.
-Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
-                       ArrayRef<Value> idx, int64_t run,
-                       ArrayRef<Value> lastIdx = {}) {
+/// Whether the whole `sizes` region of the global side is inside the
+/// tensor and its rows are runs of `run`-element aligned vectors: the base,
+/// the row length and the first column are multiples of the run.
+Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
+                     ArrayRef<int64_t> sizes, int64_t run) {
+  SmallVector<Value> first, last;
+  for (int64_t d : global.tileDims) {
+    first.push_back(indexConst(b, loc, 0));
+    last.push_back(indexConst(b, loc, sizes[d] - 1));
+  }
+  SmallVector<Value> idx = global.indices(b, loc, first);
   int64_t bytes = run * global.type.getElementTypeBitWidth() / 8;
   Value zero = indexConst(b, loc, 0);
   auto multiple = [&](Value v, int64_t of) -> Value {
@@ -442,11 +440,6 @@ Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
         b, loc, arith::CmpIPredicate::eq,
         arith::RemUIOp::create(b, loc, v, indexConst(b, loc, of)), zero);
   };
-  SmallVector<Value> last(idx);
-  last.back() = arith::AddIOp::create(b, loc, idx.back(),
-                                      indexConst(b, loc, run - 1));
-  if (!lastIdx.empty())
-    last.assign(lastIdx.begin(), lastIdx.end());
   Value ok = multiple(idx.back(), run);
   ok = arith::AndIOp::create(
       b, loc, ok,
@@ -458,23 +451,9 @@ Value vectorAccessible(OpBuilder &b, Location loc, CopyEnd &global,
     ok = arith::AndIOp::create(
         b, loc, ok,
         multiple(memref::DimOp::create(b, loc, global.buffer, rank - 1), run));
-  if (Value inside = global.cond(b, loc, last))
+  if (Value inside = global.cond(b, loc, global.indices(b, loc, last)))
     ok = arith::AndIOp::create(b, loc, ok, inside);
   return ok;
-}
-
-/// Whether the whole `sizes` region of the global side is inside the
-/// tensor and its rows are runs of `run`-element aligned vectors: the base,
-/// the row length and the first column are multiples of the run.
-Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
-                     ArrayRef<int64_t> sizes, int64_t run) {
-  SmallVector<Value> first, last;
-  for (int64_t d : global.tileDims) {
-    first.push_back(indexConst(b, loc, 0));
-    last.push_back(indexConst(b, loc, sizes[d] - 1));
-  }
-  return vectorAccessible(b, loc, global, global.indices(b, loc, first), run,
-                          global.indices(b, loc, last));
 }
 
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
@@ -702,19 +681,16 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       Value tid = threadId(rewriter, loc);
       int64_t regs = dstStorage->numRegisters;
       auto elementwise = [&](OpBuilder &b) {
-        for (int64_t r = 0; r < regs; ++r) {
-          SmallVector<Value> fragIdx =
-              indicesOfRegister(b, loc, layout, tid, r);
-          Value reg = indexConst(b, loc, r);
-          buildIf(b, loc, registerHoldsElement(b, loc, layout, tid, r),
-                  [&](OpBuilder &ib, Location l) {
-                    SmallVector<Value> idx = src.indices(
-                        ib, l, tileIndicesOf(fragIdx, layout.getShape()));
-                    Value v = loadSourceElement(ib, l, src, idx, pad, dstElt);
-                    memref::StoreOp::create(ib, l, v, dstBuffer,
-                                            ValueRange{reg});
-                  });
-        }
+        forEachHeldElement(
+            b, loc, layout, regs,
+            [&](OpBuilder &ib, Location l, int64_t r,
+                ArrayRef<Value> fragIdx) {
+              SmallVector<Value> idx = src.indices(
+                  ib, l, tileIndicesOf(fragIdx, layout.getShape()));
+              Value v = loadSourceElement(ib, l, src, idx, pad, dstElt);
+              memref::StoreOp::create(ib, l, v, dstBuffer,
+                                      ValueRange{indexConst(ib, l, r)});
+            });
       };
       int64_t run = vectorRun(src, layout, regs);
       if (run == 1) {
@@ -2004,13 +1980,14 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
       return success();
     }
     if (value->scope == Scope::Fragment) {
-      forEachOwnedElement(
+      forEachHeldElement(
           rewriter, loc, value->layout, value->numRegisters,
           [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> tileIdx) {
             Value v = memref::LoadOp::create(b, l, value->memref,
                                              ValueRange{indexConst(b, l, r)});
             update(b, l, v, plus(b, l, tileIdx));
-          });
+          },
+          /*ownedOnly=*/true);
     } else {
       barrier(rewriter, loc);
       buildThreadStridedLoop(
