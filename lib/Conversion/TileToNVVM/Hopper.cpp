@@ -445,6 +445,23 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
   }
 }
 
+/// The buffer `load` fills is read, inside `loop`, through a view of its
+/// panels at shared address `base` + its offset; its copy is erased (TMA
+/// performs it).
+void readThroughPanels(RewriterBase &rewriter, Location loc, TmaLoad &load,
+                       Value base, PipelinedOp loop) {
+  Value buffer = load.copy.getTarget();
+  auto view = UnrealizedConversionCastOp::create(
+      rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
+  view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+  view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
+  rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+    return loop->isAncestor(use.getOwner()) &&
+           use.getOwner() != load.copy.getOperation();
+  });
+  rewriter.eraseOp(load.copy);
+}
+
 /// The stage buffers and mbarriers of a TMA pipeline in shared memory
 /// (`region`: the 1024-byte aligned shared address of stage 0).
 struct TmaRing {
@@ -1083,20 +1100,8 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                          addIndex(rewriter, loc, region,
                                   residentBarrierOffset)),
                indexConst(rewriter, loc, 0));
-    for (TmaLoad &load : resident) {
-      Value buffer = load.copy.getTarget();
-      auto view = UnrealizedConversionCastOp::create(
-          rewriter, loc, buffer.getType(),
-          addIndex(rewriter, loc, region, load.offset));
-      view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-      view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
-      rewriter.replaceUsesWithIf(buffer, view.getResult(0),
-                                 [&](OpOperand &use) {
-                                   return use.getOwner() !=
-                                          load.copy.getOperation();
-                                 });
-      rewriter.eraseOp(load.copy);
-    }
+    for (TmaLoad &load : resident)
+      readThroughPanels(rewriter, loc, load, region, loop);
   }
 
   // Each iteration: wait for its stage, read it through panel views.
@@ -1144,19 +1149,8 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                parity);
   }
   Value stageBase = ring.stageAt(rewriter, loc, stage);
-  for (TmaLoad &load : loads) {
-    Value buffer = load.copy.getTarget();
-    auto view = UnrealizedConversionCastOp::create(
-        rewriter, loc, buffer.getType(),
-        addIndex(rewriter, loc, stageBase, load.offset));
-    view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-    view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
-    rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
-      return loop->isAncestor(use.getOwner()) &&
-             use.getOwner() != load.copy.getOperation();
-    });
-    rewriter.eraseOp(load.copy);
-  }
+  for (TmaLoad &load : loads)
+    readThroughPanels(rewriter, loc, load, stageBase, loop);
   if (inFlight)
     wgmmas.front()->setAttr(kWgmmaPendingAttr, rewriter.getUnitAttr());
 
