@@ -11,14 +11,13 @@ import json
 import pathlib
 import shutil
 import sys
-import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "python"))
 sys.path.insert(0, str(HERE))
 
 import tilemlir  # noqa: E402
-from build_bundles import _load_flash_attention  # noqa: E402
+from build_bundles import _load_flash_attention, compile_bundle  # noqa: E402
 
 # (batch, heads, seq, dim, causal, dtype)
 SHAPES = [
@@ -53,22 +52,15 @@ def main():
                 name = (f"mha_b{batch}h{heads}s{seq}d{dim}{'c' if causal else ''}"
                         f"{'_bf16' if dtype == 'bfloat16' else ''}"
                         f"_{bm}x{bn}t{threads}s{stages}_{arch}")
-                start = time.perf_counter()
                 try:
-                    kernel = tilemlir.compile(
-                        fa.flashattn.factory(batch, heads, seq, dim, causal, block_M=bm,
-                                             block_N=bn, num_stages=stages, threads=threads,
-                                             dtype=dtype),
-                        out_idx=[3], target=f"cuda -arch={arch}")
+                    prim = fa.flashattn.factory(batch, heads, seq, dim, causal, block_M=bm,
+                                                block_N=bn, num_stages=stages,
+                                                threads=threads, dtype=dtype)
+                    compile_bundle(out, index, name, prim, [3], arch, kind="attention",
+                                   batch=batch, heads=heads, seq=seq, dim=dim,
+                                   causal=causal, dtype=dtype)
                 except tilemlir.TileCompileError as e:
                     print(f"{name}: not compiled: {str(e).splitlines()[0]}")
-                    continue
-                shutil.copytree(kernel.bundle_dir, out / name)
-                index.append({"name": name, "kind": "attention", "batch": batch,
-                              "heads": heads, "seq": seq, "dim": dim, "causal": causal,
-                              "dtype": dtype,
-                              "arch": arch, "compile_s": round(time.perf_counter() - start, 3)})
-                print(f"{name:48s} compiled in {time.perf_counter() - start:.2f} s")
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
 

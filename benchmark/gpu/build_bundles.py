@@ -67,6 +67,18 @@ SWEEP = [(128, 128, 32, 128), (128, 128, 32, 256), (128, 128, 64, 256), (128, 25
          (256, 128, 32, 256), (64, 128, 32, 128), (128, 64, 64, 128)]
 
 
+def compile_bundle(out, index, full, prim, out_idx, arch, **entry):
+    """Compiles `prim` for `arch` into the bundle out/`full` and lists it in
+    `index` with `entry` (the kind and what its runner needs). build_attention.py
+    uses it too."""
+    start = time.perf_counter()
+    kernel = tilemlir.compile(prim, out_idx=out_idx, target=f"cuda -arch={arch}")
+    seconds = time.perf_counter() - start
+    shutil.copytree(kernel.bundle_dir, out / full)
+    index.append({"name": full, **entry, "arch": arch, "compile_s": round(seconds, 3)})
+    print(f"{full:32s} compiled in {seconds:.2f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", default=".bundles")
@@ -78,22 +90,20 @@ def main():
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     index = []
+
+    def bundle(full, prim, out_idx, arch, **entry):
+        compile_bundle(out, index, full, prim, out_idx, arch, **entry)
+
     if args.sweep:
         for bm, bn, bk, threads in SWEEP:
             prim = kernels.gemm(4096, 4096, 4096, block_M=bm, block_N=bn, block_K=bk,
                                 threads=threads)
-            kernel = tilemlir.compile(prim, out_idx=[2], target="cuda -arch=sm_90a")
-            full = f"sweep_{bm}x{bn}x{bk}_t{threads}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "gemm", "M": 4096, "N": 4096, "K": 4096,
-                          "trans_A": False, "trans_B": False, "dtype": "float16",
-                          "arch": "sm_90a"})
-            print(f"{full:32s} compiled")
+            bundle(f"sweep_{bm}x{bn}x{bk}_t{threads}", prim, [2], "sm_90a", kind="gemm",
+                   M=4096, N=4096, K=4096, trans_A=False, trans_B=False, dtype="float16")
     for arch in args.archs:
         for name, m, n, k, ta, tb, dtype in GEMMS:
             if dtype == "float8_e4m3" and arch != "sm_90a":
                 continue
-            start = time.perf_counter()
             out_dtype = {"float8_e4m3": "bfloat16", "int8": "int32"}.get(dtype, dtype)
             if dtype == "int8":
                 prim = kernels.gemm(m, n, k, block_K=64, trans_A=ta, trans_B=tb, dtype=dtype,
@@ -109,62 +119,30 @@ def main():
                                     swizzle_panel=8)
             else:
                 prim = kernels.gemm(m, n, k, trans_A=ta, trans_B=tb, dtype=dtype)
-            kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={arch}")
-            seconds = time.perf_counter() - start
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "gemm", "M": m, "N": n, "K": k,
-                          "trans_A": ta, "trans_B": tb, "dtype": dtype,
-                          "out_dtype": out_dtype, "arch": arch,
-                          "compile_s": round(seconds, 3)})
-            print(f"{full:32s} compiled in {seconds:.2f} s")
+            bundle(f"{name}_{arch}", prim, [2], arch, kind="gemm", M=m, N=n, K=k,
+                   trans_A=ta, trans_B=tb, dtype=dtype, out_dtype=out_dtype)
     fa = _load_flash_attention()
     for arch in args.archs:
         for name, batch, heads, seq, dim, causal in ATTENTION:
-            start = time.perf_counter()
             # The example's defaults (128x64 tiles, 8 warps, K and V copies one
             # iteration ahead); 128-key tiles on sm_90a, where attention runs
             # as wgmma (build_attention.py compares the variants).
             block_N = 128 if arch == "sm_90a" else 64
-            kernel = tilemlir.compile(fa.flashattn.factory(batch, heads, seq, dim, causal,
-                                                           block_N=block_N),
-                                      out_idx=[3], target=f"cuda -arch={arch}")
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "attention", "batch": batch, "heads": heads,
-                          "seq": seq, "dim": dim, "causal": causal, "arch": arch,
-                          "compile_s": round(time.perf_counter() - start, 3)})
-            print(f"{full:32s} compiled in {time.perf_counter() - start:.2f} s")
+            prim = fa.flashattn.factory(batch, heads, seq, dim, causal, block_N=block_N)
+            bundle(f"{name}_{arch}", prim, [3], arch, kind="attention", batch=batch,
+                   heads=heads, seq=seq, dim=dim, causal=causal)
         for name, m, n, k in GEMM_SP:
-            kernel = tilemlir.compile(kernels.gemm_sp(m, n, k), out_idx=[3],
-                                      target=f"cuda -arch={arch}")
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "gemm_sp", "M": m, "N": n, "K": k,
-                          "arch": arch})
-            print(f"{full:32s} compiled")
+            bundle(f"{name}_{arch}", kernels.gemm_sp(m, n, k), [3], arch, kind="gemm_sp",
+                   M=m, N=n, K=k)
         for name, m, n in SOFTMAX:
-            kernel = tilemlir.compile(kernels.softmax(m, n), out_idx=[1],
-                                      target=f"cuda -arch={arch}")
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "softmax", "M": m, "N": n, "arch": arch})
-            print(f"{full:32s} compiled")
+            bundle(f"{name}_{arch}", kernels.softmax(m, n), [1], arch, kind="softmax",
+                   M=m, N=n)
         for name, m, n in ROW_SUM:
-            kernel = tilemlir.compile(kernels.row_sum(m, n), out_idx=[1],
-                                      target=f"cuda -arch={arch}")
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "row_sum", "M": m, "N": n, "arch": arch})
-            print(f"{full:32s} compiled")
+            bundle(f"{name}_{arch}", kernels.row_sum(m, n), [1], arch, kind="row_sum",
+                   M=m, N=n)
         for name, m, n, k in GEMM_ROWMAX:
-            kernel = tilemlir.compile(kernels.gemm_rowmax(m, n, k), out_idx=[2],
-                                      target=f"cuda -arch={arch}")
-            full = f"{name}_{arch}"
-            shutil.copytree(kernel.bundle_dir, out / full)
-            index.append({"name": full, "kind": "gemm_rowmax", "M": m, "N": n, "K": k,
-                          "arch": arch})
-            print(f"{full:32s} compiled")
+            bundle(f"{name}_{arch}", kernels.gemm_rowmax(m, n, k), [2], arch,
+                   kind="gemm_rowmax", M=m, N=n, K=k)
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
 
