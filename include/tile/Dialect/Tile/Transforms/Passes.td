@@ -38,7 +38,10 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
     within a `tile.parallel` from its driver to the fragments accessed at
     the loop indices (the driver's row layout for those accessed at the
     first index of a 2-D loop). That keeps softmax-style code in registers:
-    reductions become in-thread folds and warp shuffles. Other fragments
+    reductions become in-thread folds and warp shuffles. A fragment that
+    is still without a layout and that a `tile.reduce` reduces along its
+    rows gets a row-split layout (each row on the lanes of one warp, 16
+    bytes of it per lane at a time), which spreads in turn. Other fragments
     get the cyclic layout (element e on thread e mod T). Conflicting
     anchors are reported at the fragment with the ops that disagree. On the
     CPU, fragments need no layout and the pass changes nothing.
