@@ -1090,20 +1090,24 @@ class CudaKernel:
             if fn is None:
                 detail = f" (bundle {self.path}, binary {self.meta['binary']}, arch {self.arch})"
                 ptx = self.meta.get("ptx")
-                try:
-                    # A cubin for another architecture (sm_80 code on an
-                    # sm_90 GPU): straight to the PTX, without a failed load.
-                    if ptx and self.arch and hasattr(drv, "device_arch") and \
-                            drv.device_arch(drv.ctx_get_device()) != self.arch.rstrip("a"):
-                        raise RuntimeError("NO_BINARY_FOR_GPU: cubin for " + self.arch)
-                    module = drv.module_load_data(self.image, detail)
-                except RuntimeError as e:
-                    # A cubin runs only on its own architecture; the bundle's
-                    # PTX (if any) is compiled by the driver for this GPU.
-                    if "NO_BINARY_FOR_GPU" not in str(e) or not ptx:
-                        raise
-                    module = drv.module_load_data((self.path / ptx).read_bytes(),
-                                                  f" (bundle {self.path}, {ptx})")
+
+                def load_ptx():
+                    return drv.module_load_data((self.path / ptx).read_bytes(),
+                                                f" (bundle {self.path}, {ptx})")
+                # A cubin runs only on its own architecture; the bundle's PTX
+                # (if any) is compiled by the driver for this GPU. A cubin
+                # for another one (sm_80 code on an sm_90 GPU) is not even
+                # tried: compute-sanitizer reports the failed load.
+                if ptx and self.arch and hasattr(drv, "device_arch") and \
+                        drv.device_arch(drv.ctx_get_device()) != self.arch.rstrip("a"):
+                    module = load_ptx()
+                else:
+                    try:
+                        module = drv.module_load_data(self.image, detail)
+                    except RuntimeError as e:
+                        if "NO_BINARY_FOR_GPU" not in str(e) or not ptx:
+                            raise
+                        module = load_ptx()
                 try:
                     fn = drv.module_get_function(module, self.entry)
                     # The opt-in covers static plus dynamic shared memory.
