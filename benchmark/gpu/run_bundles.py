@@ -58,11 +58,12 @@ def gemm_case(entry):
     if entry["dtype"] == "float32":
         # Against torch's tf32 GEMM (cuBLAS with TF32 tensor cores).
         def theirs():
+            before = torch.backends.cuda.matmul.allow_tf32
             torch.backends.cuda.matmul.allow_tf32 = True
             try:
                 return torch.matmul(op_a, op_b)
             finally:
-                torch.backends.cuda.matmul.allow_tf32 = False
+                torch.backends.cuda.matmul.allow_tf32 = before
     elif int8:
         # torch._int_mm: M > 16 and K, N multiples of 8.
         ok = m > 16 and k % 8 == 0 and n % 8 == 0
