@@ -416,8 +416,7 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
     return true;
   };
   int64_t run = 16 / (elt.getIntOrFloatBitWidth() / 8);
-  while (run > 1 && (registers % run != 0 || !holdsRun(layout, 0, run) ||
-                     !allRuns(run)))
+  while (run > 1 && (registers % run != 0 || !allRuns(run)))
     run /= 2;
   return std::max<int64_t>(run, 1);
 }
