@@ -52,7 +52,7 @@ def hopper_config(M, N, K, dtype):
     """block_M, block_N, block_K, threads, num_stages for sm_90a, from the
     --tune runs recorded in benchmark/RESULTS.md: 128x256 tiles while they
     still give most SMs a block, 128x128 with deeper pipelines for fewer
-    rows, 64x64 for the smallest grids."""
+    rows, 64x64 with 128-deep K stages for the smallest grids."""
     if dtype == "float8_e4m3":
         configs = [(128, 256, 128, 256, 4), (128, 128, 128, 256, 5), (64, 128, 128, 128, 6)]
         for bm, bn, bk, threads, stages in configs:
@@ -66,7 +66,9 @@ def hopper_config(M, N, K, dtype):
         return 128, 256, 64, 256, 4
     if blocks(128, 128) >= 66:
         return 128, 128, 64, 256, 6
-    return 64, 64, 64, 128, 8
+    # Few blocks (M = 128): each streams its panels, so as many bytes in
+    # flight as shared memory holds (6 stages of 128-deep K).
+    return 64, 64, 128, 128, 6
 
 
 def shape_set():
@@ -91,11 +93,28 @@ SWEEP = [(ws, panel) for ws in (True, False) for panel in (None, 4, 8, 16)]
 # --tune: tile configurations tried at the shapes where the default is
 # weakest (block_M, block_N, block_K, threads, num_stages).
 TUNE_SHAPES = [(2048, 2048, 2048), (16384, 16384, 16384), (128, 4096, 4096),
-               (128, 4096, 11008), (4096, 11008, 4096)]
+               (128, 4096, 11008), (128, 11008, 4096), (4096, 11008, 4096)]
 TUNE_CONFIGS = [(128, 256, 64, 256, 4), (128, 256, 64, 256, 3), (128, 128, 64, 256, 4),
                 (128, 128, 64, 256, 6), (128, 128, 128, 256, 3), (64, 256, 64, 128, 4),
                 (64, 128, 64, 128, 6), (64, 128, 128, 128, 4), (64, 64, 64, 128, 8),
-                (128, 64, 64, 256, 6)]
+                (128, 64, 64, 256, 6), (64, 64, 128, 128, 6), (64, 64, 128, 128, 4),
+                (64, 64, 64, 128, 12), (64, 32, 128, 128, 6), (64, 32, 64, 128, 8),
+                (64, 32, 128, 128, 4)]
+
+
+# --persistent: persistent blocks (T.Persistent over NUM_SMS blocks; block_M,
+# block_N, block_K, threads, num_stages, blocks) against one block per tile
+# (blocks 0), fp16 and bf16, plus correctness-only odd shapes.
+PERSIST_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                  (16384, 16384, 16384), (16384, 4096, 4096), (4096, 4096, 11008),
+                  (1024, 4096, 4096), (1024, 4096, 11008), (4096, 11008, 4096)]
+PERSIST_CONFIGS = [(128, 256, 64, 256, 4, 0), (128, 256, 64, 256, 3, 0),
+                   (128, 256, 64, 256, 3, NUM_SMS),
+                   (128, 256, 64, 256, 4, NUM_SMS), (128, 128, 64, 256, 5, NUM_SMS)]
+PERSIST_ODD = [(4095, 4097, 1000, False, False, "float16"),
+               (1000, 520, 264, False, True, "bfloat16"),
+               (1000, 520, 264, True, True, "float16"),
+               (17, 72, 24, False, False, "float16")]
 
 
 def build(args):
@@ -115,25 +134,37 @@ def build(args):
         jobs += [(m, n, k, False, False, "float16", True, True, args.panel,
                   f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}", cfg)
                  for m, n, k in TUNE_SHAPES for cfg in TUNE_CONFIGS]
+    if args.persistent:
+        def tag(cfg):
+            return f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}p{cfg[5]}"
+        jobs += [(m, n, k, False, False, dt, True, True, args.panel, tag(cfg), cfg)
+                 for dt in ("float16", "bfloat16") for m, n, k in PERSIST_SHAPES
+                 for cfg in PERSIST_CONFIGS]
+        jobs += [(m, n, k, ta, tb, dt, False, True, args.panel, tag(cfg), cfg)
+                 for m, n, k, ta, tb, dt in PERSIST_ODD for cfg in PERSIST_CONFIGS if cfg[5]]
     for m, n, k, ta, tb, dtype, timed, ws, panel, suffix, *fixed in jobs:
-        bm, bn, bk, threads, stages = fixed[0] if fixed else hopper_config(m, n, k, dtype)
+        bm, bn, bk, threads, stages, *blocks = (fixed[0] if fixed
+                                                else hopper_config(m, n, k, dtype))
+        blocks = blocks[0] if blocks else 0
         name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
-        if args.only and not name.startswith(args.only):
+        if args.only and not any(part in name for part in args.only.split(",")):
             continue
         out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
         start = time.perf_counter()
         prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk, threads=threads,
                             num_stages=stages, dtype=dtype, trans_A=ta, trans_B=tb,
-                            out_dtype=out_dtype, swizzle_panel=panel, warp_specialize=ws)
+                            out_dtype=out_dtype, swizzle_panel=panel, warp_specialize=ws,
+                            persistent=blocks)
         kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={args.arch}")
         seconds = time.perf_counter() - start
         shutil.copytree(kernel.bundle_dir, out / name)
         index.append({"name": name, "M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
                       "dtype": dtype, "out_dtype": out_dtype, "timed": timed,
-                      "config": [bm, bn, bk, threads, stages, int(ws), panel or 0],
+                      "config": [bm, bn, bk, threads, stages, int(ws), panel or 0, blocks],
                       "arch": args.arch,
                       "compile_s": round(seconds, 3)})
-        print(f"{name:40s} {bm}x{bn}x{bk} t{threads} s{stages}: compiled in {seconds:.2f} s",
+        print(f"{name:40s} {bm}x{bn}x{bk} t{threads} s{stages} p{blocks}: "
+              f"compiled in {seconds:.2f} s",
               flush=True)
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
@@ -227,7 +258,7 @@ def run(args):
     ratios = []
     failed = 0
     for e in index:
-        if args.only and not e["name"].startswith(args.only):
+        if args.only and not any(part in e["name"] for part in args.only.split(",")):
             continue
         m, n, k = e["M"], e["N"], e["K"]
         kernel = load_bundle(root / e["name"])
@@ -258,7 +289,8 @@ def run(args):
         elif triton_mm:
             line += f" {'-':>7s}"
         cfg = e["config"]
-        line += "  " + "x".join(map(str, cfg[:3])) + f" t{cfg[3]} s{cfg[4]} ws{cfg[5]} sw{cfg[6]}"
+        line += "  " + "x".join(map(str, cfg[:3])) + f" t{cfg[3]} s{cfg[4]} ws{cfg[5]} sw{cfg[6]}" \
+            + (f" p{cfg[7]}" if len(cfg) > 7 and cfg[7] else "")
         print(line, flush=True)
     for label, dts in (("fp16/bf16", ("float16", "bfloat16")), ("fp8", ("float8_e4m3",))):
         rs = [r for e, r in ratios if e["dtype"] in dts]
@@ -281,18 +313,21 @@ def main():
     b = sub.add_parser("build", help="compile the bundles (build machine)")
     b.add_argument("--out", default=".bundles/gemm")
     b.add_argument("--arch", default="sm_90a")
-    b.add_argument("--only", help="only shapes whose name starts with this")
+    b.add_argument("--only", help="only kernels whose name contains this (or one of these, comma-separated)")
     b.add_argument("--panel", type=int, default=8,
                    help="T.use_swizzle panel size of the shape set (0: off)")
     b.add_argument("--tune", action="store_true",
                    help="also compile TUNE_CONFIGS at TUNE_SHAPES (fp16)")
+    b.add_argument("--persistent", action="store_true",
+                   help="also compile PERSIST_CONFIGS (persistent blocks against one block "
+                        "per tile) at PERSIST_SHAPES, and odd shapes")
     b.add_argument("--sweep", action="store_true",
                    help="also compile variants (warp specialization, block order) at "
                         "4096^3 .. 16384^3")
     r = sub.add_parser("run", help="check and time the bundles (GPU machine)")
     r.add_argument("bundles")
     r.add_argument("--triton", action="store_true", help="also time Triton's tutorial kernel")
-    r.add_argument("--only", help="only shapes whose name starts with this")
+    r.add_argument("--only", help="only kernels whose name contains this (or one of these, comma-separated)")
     r.add_argument("--check-only", action="store_true", help="check, do not time")
     args = parser.parse_args()
     build(args) if args.cmd == "build" else run(args)

@@ -5,11 +5,44 @@ import tilemlir.language as T
 
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
          dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None,
-         swizzle_panel=None, warp_specialize=True):
+         swizzle_panel=None, warp_specialize=True, persistent=None):
+    """C = op(A) op(B). With `persistent` = a block count (the SMs), that
+    many blocks walk the output tiles (T.Persistent, in groups of
+    `swizzle_panel` or 8 rows of tiles); otherwise one block per tile."""
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
     B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
+
+    def tile(A, B, C, A_shared, B_shared, C_local, bx, by):
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
+                             warp_specialize=warp_specialize):
+            if trans_A:
+                T.copy(A[k * block_K, by * block_M], A_shared)
+            else:
+                T.copy(A[by * block_M, k * block_K], A_shared)
+            if trans_B:
+                T.copy(B[bx * block_N, k * block_K], B_shared)
+            else:
+                T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local, transpose_A=trans_A, transpose_B=trans_B)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+
+    tile = T.macro(tile)
+
+    if persistent:
+        @T.prim_func
+        def gemm_kernel(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype),
+                        C: T.Tensor((M, N), out_dtype or dtype)):
+            with T.Kernel(persistent, threads=threads) as block:
+                A_shared = T.alloc_shared(A_tile, dtype)
+                B_shared = T.alloc_shared(B_tile, dtype)
+                C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+                for by, bx in T.Persistent([T.ceildiv(M, block_M), T.ceildiv(N, block_N)],
+                                           persistent, block, group_size=swizzle_panel or 8):
+                    tile(A, B, C, A_shared, B_shared, C_local, bx, by)
+        return gemm_kernel
 
     @T.prim_func
     def gemm_kernel(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype),
@@ -20,19 +53,7 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             if swizzle_panel:
                 T.use_swizzle(panel_size=swizzle_panel)
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
-                                 warp_specialize=warp_specialize):
-                if trans_A:
-                    T.copy(A[k * block_K, by * block_M], A_shared)
-                else:
-                    T.copy(A[by * block_M, k * block_K], A_shared)
-                if trans_B:
-                    T.copy(B[bx * block_N, k * block_K], B_shared)
-                else:
-                    T.copy(B[k * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local, transpose_A=trans_A, transpose_B=trans_B)
-            T.copy(C_local, C[by * block_M, bx * block_N])
+            tile(A, B, C, A_shared, B_shared, C_local, bx, by)
 
     return gemm_kernel
 

@@ -1,12 +1,14 @@
 """GEMM autotuned over tile shapes, pipeline depth, rasterization and, on
-Hopper, warp specialization.
+Hopper, warp specialization and persistent blocks.
 
 On sm_90a a gemm runs as wgmma when the block has one warpgroup (128
 threads) per 64 rows of the tile and its pipelined copies load whole
 128-byte rows (block_K = 64 halves): the Hopper configurations keep
 thread_num = 2 * block_M and try the producer warpgroup on and off
-(T.Pipelined(warp_specialize=...)) and the L2 block order
-(T.use_swizzle). Elsewhere the search is over the mma.sync tiles.
+(T.Pipelined(warp_specialize=...)), the L2 block order (T.use_swizzle)
+and persistent blocks (one per SM walking the tiles with T.Persistent,
+whose producer warpgroup loads the next tile while the consumers store
+this one). Elsewhere the search is over the mma.sync tiles.
 """
 
 import itertools
@@ -20,19 +22,33 @@ import tilemlir.language as T
 HOPPER_SHARED_BYTES = 227 * 1024
 
 
-def get_configs(M, N, K, hopper=False):
+def device_sms():
+    """The SMs of the GPU the kernels will run on; None without one."""
+    try:
+        from tilemlir.runtime.cuda import num_sms
+        return num_sms()
+    except (RuntimeError, OSError):
+        return None
+
+
+def get_configs(M, N, K, hopper=False, num_sms=None):
+    """The search space. On Hopper, `num_sms` (default: the GPU's) adds
+    persistent variants of the warp-specialized configurations."""
     configs = []
     if hopper:
+        num_sms = num_sms or device_sms()
         for (block_M, block_N), num_stages, warp_specialize, enable_rasterization in \
                 itertools.product([(128, 256), (128, 128), (64, 128), (64, 64)], [3, 4, 6],
                                   [True, False], [True, False]):
             stage_bytes = (block_M + block_N) * 64 * 2
             if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
                 continue
-            configs.append(dict(block_M=block_M, block_N=block_N, block_K=64,
-                                num_stages=num_stages, thread_num=2 * block_M,
-                                warp_specialize=warp_specialize,
-                                enable_rasterization=enable_rasterization))
+            for persistent in [0, num_sms] if num_sms and warp_specialize else [0]:
+                configs.append(dict(block_M=block_M, block_N=block_N, block_K=64,
+                                    num_stages=num_stages, thread_num=2 * block_M,
+                                    warp_specialize=warp_specialize,
+                                    enable_rasterization=enable_rasterization,
+                                    persistent=persistent))
         return configs
     for block_M, block_N, block_K, num_stages, enable_rasterization in itertools.product(
             [64, 128], [64, 128], [32, 64], [2, 3], [True, False]):
@@ -46,8 +62,32 @@ def ref_program(A, B):
 
 
 def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_num=128,
-           enable_rasterization=True, warp_specialize=True, dtype="float16",
+           enable_rasterization=True, warp_specialize=True, persistent=0, dtype="float16",
            accum_dtype="float"):
+
+    if persistent:
+        @T.prim_func
+        def main(
+                A: T.Tensor((M, K), dtype),
+                B: T.Tensor((K, N), dtype),
+                C: T.Tensor((M, N), dtype),
+        ):
+            with T.Kernel(persistent, threads=thread_num) as block:
+                A_shared = T.alloc_shared((block_M, block_K), dtype)
+                B_shared = T.alloc_shared((block_K, block_N), dtype)
+                C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+                for by, bx in T.Persistent([T.ceildiv(M, block_M), T.ceildiv(N, block_N)],
+                                           persistent, block,
+                                           group_size=10 if enable_rasterization else 1):
+                    T.clear(C_local)
+                    for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
+                                         warp_specialize=warp_specialize):
+                        T.copy(A[by * block_M, k * block_K], A_shared)
+                        T.copy(B[k * block_K, bx * block_N], B_shared)
+                        T.gemm(A_shared, B_shared, C_local)
+                    T.copy(C_local, C[by * block_M, bx * block_N])
+
+        return main
 
     @T.prim_func
     def main(

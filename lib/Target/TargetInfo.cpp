@@ -169,7 +169,8 @@ public:
   }
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
-    return prepareKernelForNVVM(rewriter, kernel, sm);
+    return prepareKernelForNVVM(rewriter, kernel, sm,
+                                getMaxSharedMemoryBytes());
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns, sm);

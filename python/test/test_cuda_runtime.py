@@ -46,6 +46,9 @@ class FakeDriver:
     def device_get(self, ordinal):
         return ordinal
 
+    def device_sm_count(self, dev):
+        return 132 + dev
+
     def primary_context(self, ordinal):
         self.calls.append(("primary_context", ordinal))
         ctx = 0x1000 + ordinal
@@ -910,3 +913,12 @@ def test_repeated_cluster_launches_keep_the_cluster(tmp_path, fake_torch):
     assert all(launch["attrs"] == [(cuda.CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, (2, 1, 1))]
                for launch in drv.launches)
     assert drv.launches[0]["params"] == drv.launches[1]["params"]
+
+
+def test_num_sms_asks_the_device():
+    old = cuda.set_driver(FakeDriver())
+    try:
+        assert cuda.num_sms() == 132
+        assert cuda.num_sms(1) == 133
+    finally:
+        cuda.set_driver(old)

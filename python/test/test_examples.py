@@ -85,3 +85,19 @@ def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
     kernel = tilemlir.compile(example.matmul(512, 512, 512, **configs[0]), out_idx=[-1],
                               target="cuda -arch=sm_90a")
     assert "wgmma.mma_async" in kernel.get_kernel_source()
+    # With an SM count, warp-specialized configurations come persistent too.
+    persistent = [c for c in example.get_configs(4096, 4096, 4096, hopper=True, num_sms=132)
+                  if c["persistent"]]
+    assert persistent and all(c["persistent"] == 132 and c["warp_specialize"]
+                              for c in persistent)
+    kernel = tilemlir.compile(example.matmul(512, 512, 512, **persistent[0]), out_idx=[-1],
+                              target="cuda -arch=sm_90a")
+    assert "wgmma.mma_async" in kernel.get_kernel_source()
+
+
+def test_gemm_autotune_persistent_on_the_cpu():
+    example = load_example("gemm/example_gemm_autotune.py")
+    config = dict(block_M=64, block_N=64, block_K=32, num_stages=2, thread_num=128,
+                  persistent=3)
+    result = example.main(M=200, N=136, K=72, configs=[config])
+    assert result.config == config

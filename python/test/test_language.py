@@ -1,5 +1,7 @@
 """TileLang-style kernels on the "cpu" target, checked against numpy."""
 
+import re
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -773,3 +775,114 @@ def test_if_inside_a_parallel_loop_over_fragments(tmp_path, monkeypatch):
     for arch in ("sm_80", "sm_90a"):
         ptx = tilemlir.compile(shift, out_idx=[1], target=f"cuda -arch={arch}").get_kernel_source()
         assert "shfl.sync.bfly" in ptx and "ld.shared" not in ptx
+
+
+# ---------------------------------------------------------------- persistent
+
+def persistent_gemm_func(M, N, K, bm, bn, bk, blocks, group, dtype="float32",
+                         threads=128):
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(blocks, threads=threads) as block:
+            A_s = T.alloc_shared((bm, bk), dtype)
+            B_s = T.alloc_shared((bk, bn), dtype)
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            for by, bx in T.Persistent([T.ceildiv(M, bm), T.ceildiv(N, bn)], blocks, block,
+                                       group_size=group):
+                T.clear(C_l)
+                for k in T.Pipelined(T.ceildiv(K, bk), num_stages=2):
+                    T.copy(A[by * bm, k * bk], A_s)
+                    T.copy(B[k * bk, bx * bn], B_s)
+                    T.gemm(A_s, B_s, C_l)
+                T.copy(C_l, C[by * bm, bx * bn])
+
+    return gemm
+
+
+@pytest.mark.parametrize("blocks,group", [(4, 3), (7, 8), (35, 2), (50, 1)])
+def test_persistent_gemm_visits_every_tile_once(rng, blocks, group):
+    # A 7 x 5 grid of tiles (partial edge tiles): fewer blocks than tiles, a
+    # block count that divides nothing, exactly one tile per block, and more
+    # blocks than tiles (the extra blocks have nothing to do).
+    M, N, K, bm, bn, bk = 7 * 16 - 5, 5 * 16 - 3, 40, 16, 16, 8
+    k = tilemlir.compile(persistent_gemm_func(M, N, K, bm, bn, bk, blocks, group))
+    a, b = randn(rng, (M, K)), randn(rng, (K, N))
+    c = np.full((M, N), np.nan, np.float32)
+    k(a, b, c)
+    assert not np.isnan(c).any(), "a tile was not visited"
+    np.testing.assert_allclose(c, a @ b, rtol=1e-4, atol=1e-4)
+
+
+def test_persistent_one_dimensional_domain(rng):
+    # Rows of 8, 13 tiles walked by 4 blocks: tiles block, block + 4, ...
+    M, N, bm, blocks = 13 * 8 - 3, 16, 8, 4
+
+    @T.prim_func
+    def double(X: T.Tensor((M, N), "float32"), Y: T.Tensor((M, N), "float32")):
+        with T.Kernel(blocks) as block:
+            x = T.alloc_fragment((bm, N), "float32")
+            for t in T.Persistent([T.ceildiv(M, bm)], blocks, block):
+                T.copy(X[t * bm, 0], x)
+                for i, j in T.Parallel(bm, N):
+                    x[i, j] = x[i, j] * 2.0
+                T.copy(x, Y[t * bm, 0])
+
+    k = tilemlir.compile(double)
+    x = randn(rng, (M, N))
+    y = np.full((M, N), np.nan, np.float32)
+    k(x, y)
+    np.testing.assert_array_equal(y, 2 * x)
+
+
+def test_persistent_sm90a_gemm_shares_one_ring(tmp_path, monkeypatch):
+    # On sm_90a the K loop inside T.Persistent keeps its producer warpgroup,
+    # which walks the tiles too; the epilogue gets a shared buffer of its
+    # own (3 stages of 48 KiB leave room for it).
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    import json
+    prim = persistent_gemm_func(1000, 1100, 520, 128, 256, 64, 132, 8, dtype="float16",
+                                threads=256)
+    k = tilemlir.compile(prim, out_idx=[2], target="cuda -arch=sm_90a")
+    meta = json.loads((k.bundle_dir / "bundle.json").read_text())
+    assert meta["grid"] == ["132"]
+    assert meta["block"] == [384, 1, 1]
+    assert meta["shared_bytes"] > 2 * 49152 + 128 * (256 * 2 + 16)
+    ptx = k.get_kernel_source()
+    assert "setmaxnreg.dec.sync.aligned.u32" in ptx
+    assert "cp.async.bulk.tensor.2d" in ptx
+
+
+@pytest.mark.parametrize("header,message", [
+    ("for bx in T.Persistent([4, 4], 2, block):",
+     "T.Persistent has a 2-d domain but 1 loop variables"),
+    ("for bx, by in T.Persistent(4, 2, block):",
+     "T.Persistent's domain is a list of one or two extents"),
+    ("for bx, by in T.Persistent([4, 4], 0, block):",
+     "T.Persistent's wave_size must be positive, got 0"),
+    ("for bx, by in T.Persistent([4, 4], 2):",
+     "T.Persistent is missing its index"),
+    ("for bx, by in T.Persistent([4, 4], 2, block, group_size=block):",
+     "T.Persistent's group_size must be a compile-time integer"),
+    ("for bx, by in T.Persistent([4, 4], 2, block, order=1):",
+     "unexpected T.Persistent argument 'order'"),
+])
+def test_persistent_errors(tmp_path, header, message):
+    src = f'''
+import tilemlir.language as T
+
+@T.prim_func
+def k(A: T.Tensor((64, 64), "float32")):
+    with T.Kernel(2) as block:
+        {header}
+            A[0, 0] = 1.0
+'''
+    path = tmp_path / "kernel.py"
+    path.write_text(src)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("persistent_kernel", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(tilemlir.TileCompileError, match=re.escape(message)) as e:
+        tilemlir.compile(mod.k)
+    assert f"{path}:7" in str(e.value)

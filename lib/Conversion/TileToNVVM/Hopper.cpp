@@ -161,7 +161,7 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
   auto kernel = copy->getParentOfType<KernelOp>();
   for (Value offset : copy.getSourceOffsets())
     if (loop ? !computableFrom(offset, loop, loop.getInductionVar())
-             : !computableFrom(offset, kernel, Value()))
+             : !computableFrom(offset, kernel, {}))
       return std::nullopt;
   return load;
 }
@@ -338,14 +338,47 @@ constexpr int64_t kNamedBarriers = 16;
 /// room for one more, and the producer can compute the loop bounds and
 /// the copies' offsets. `tile.warp_specialize = false` on the loop opts
 /// out.
+/// The loop that runs `loop` once per tile of a persistent block
+/// (T.Persistent): an scf.for directly in the kernel with `loop` in its
+/// body. Null when `loop` is directly in the kernel (or elsewhere).
+scf::ForOp tileLoopOf(PipelinedOp loop, KernelOp kernel) {
+  auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
+  if (!tiles || tiles->getParentOp() != kernel.getOperation() ||
+      tiles.getNumRegionIterArgs() != 0)
+    return {};
+  return tiles;
+}
+
+/// The iterations of a loop from `lower` to `upper` by `step`.
+Value tripCount(OpBuilder &b, Location l, Value lower, Value upper,
+                Value step) {
+  return arith::MaxSIOp::create(
+      b, l,
+      arith::CeilDivSIOp::create(b, l, arith::SubIOp::create(b, l, upper, lower),
+                                 step),
+      indexConst(b, l, 0));
+}
+
+/// The iterations of a loop (bounds `lower`, `upper`, `step`, the same in
+/// every run) in the runs of its tile loop before the one at `tile` (from
+/// `tileLower` by `tileStep`): where this run's iterations start in the
+/// ring that all runs share.
+Value iterationsBefore(OpBuilder &b, Location l, Value tile, Value tileLower,
+                       Value tileStep, Value lower, Value upper, Value step) {
+  Value runs = arith::DivUIOp::create(
+      b, l, arith::SubIOp::create(b, l, tile, tileLower), tileStep);
+  return arith::MulIOp::create(b, l, runs, tripCount(b, l, lower, upper, step));
+}
+
 bool canSpecialize(PipelinedOp loop, KernelOp kernel,
                    ArrayRef<TmaLoad> loads) {
   if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
       flag && !flag.getValue())
     return false;
   int64_t threads = kernel.getThreads();
+  scf::ForOp tiles = tileLoopOf(loop, kernel);
   if (loop.getNumStages() > kNamedBarriers - kFirstStageBarrier ||
-      loop->getParentOp() != kernel.getOperation() ||
+      (loop->getParentOp() != kernel.getOperation() && !tiles) ||
       threads % kWarpgroupSize != 0 ||
       threads + kWarpgroupSize > 1024 || kernel->hasAttr(kProducerThreadsAttr))
     return false;
@@ -354,48 +387,73 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
   if (loops != 1)
     return false;
   // The producer recomputes them: from the block ids, values from outside
-  // the kernel and pure ops.
-  Value iv = loop.getInductionVar();
-  for (Value v : {loop.getLower(), loop.getUpper(), loop.getStep()})
-    if (!computableFrom(v, kernel, iv))
+  // the kernel, pure ops and (the loads' offsets) the induction variables.
+  // The loop's bounds are the same in every tile.
+  SmallVector<Value> bounds = {loop.getLower(), loop.getUpper(),
+                               loop.getStep()};
+  SmallVector<Value> ivs = {loop.getInductionVar()};
+  if (tiles) {
+    bounds.append({tiles.getLowerBound(), tiles.getUpperBound(),
+                   tiles.getStep()});
+    ivs.push_back(tiles.getInductionVar());
+  }
+  for (Value v : bounds)
+    if (!computableFrom(v, kernel, {}))
       return false;
   for (const TmaLoad &load : loads)
     for (OpFoldResult ofr : load.sourceOffsets)
-      if (auto v = dyn_cast<Value>(ofr); v && !computableFrom(v, kernel, iv))
+      if (auto v = dyn_cast<Value>(ofr); v && !computableFrom(v, kernel, ivs))
         return false;
   return true;
 }
 
 
-/// Stores of `accumulator` to global memory after `loop` go through the
-/// loop's free stage buffers (`regionBytes` at shared address `region`):
-/// every thread writes its registers (in pairs) into a row-padded shared
-/// tile, then the block stores the tile in 16-byte vectors, whole rows at a
+/// The bytes of the row-padded shared tile through which `user`, a store
+/// of `accumulator` to global memory after `loop`, can go (see
+/// stageEpilogue); 0 when it cannot.
+int64_t stagedEpilogueBytes(PipelinedOp loop, Value accumulator,
+                            Operation *user) {
+  auto fragType = cast<MemRefType>(accumulator.getType());
+  auto copy = dyn_cast<CopyOp>(user);
+  if (!copy || copy.getSource() != accumulator ||
+      copy->getBlock() != loop->getBlock() || !loop->isBeforeInBlock(copy) ||
+      !isGlobal(copy.getTarget().getType()))
+    return 0;
+  MemRefType target = copy.getTarget().getType();
+  Type elt = target.getElementType();
+  if (fragType.getRank() != 2 ||
+      ArrayRef<int64_t>(copy.getSourceSizes()) != fragType.getShape() ||
+      !target.getLayout().isIdentity() || !elt.isIntOrFloat() ||
+      elt.getIntOrFloatBitWidth() % 8 != 0)
+    return 0;
+  int64_t rows = fragType.getDimSize(0), cols = fragType.getDimSize(1);
+  int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  if ((cols * eltBytes) % 16 != 0)
+    return 0;
+  // 16 bytes of padding a row: consecutive rows start 4 banks apart, so
+  // the pair stores of a warp (8 rows x 4 threads) hit 32 banks.
+  return rows * (cols * eltBytes + 16);
+}
+
+/// Stores of `accumulator` to global memory after `loop` go through
+/// `regionBytes` of free shared memory at shared address `region` (the
+/// loop's stage buffers, or a buffer of their own when the loop runs once
+/// per tile and the next tile's loads may already be in the stages): every
+/// thread writes its registers (in pairs) into a row-padded shared tile,
+/// then the block stores the tile in 16-byte vectors, whole rows at a
 /// time, instead of each thread storing its scattered pairs.
 void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
                    Value smemBase, Value region, int64_t regionBytes) {
   MLIRContext *ctx = loop.getContext();
   auto fragType = cast<MemRefType>(accumulator.getType());
   for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
-    auto copy = dyn_cast<CopyOp>(user);
-    if (!copy || copy.getSource() != accumulator ||
-        copy->getBlock() != loop->getBlock() ||
-        !loop->isBeforeInBlock(copy) || !isGlobal(copy.getTarget().getType()))
+    int64_t bytes = stagedEpilogueBytes(loop, accumulator, user);
+    if (bytes == 0 || bytes > regionBytes)
       continue;
-    MemRefType target = copy.getTarget().getType();
-    Type elt = target.getElementType();
-    if (fragType.getRank() != 2 ||
-        ArrayRef<int64_t>(copy.getSourceSizes()) != fragType.getShape() ||
-        !target.getLayout().isIdentity() || !elt.isIntOrFloat() ||
-        elt.getIntOrFloatBitWidth() % 8 != 0)
-      continue;
+    auto copy = cast<CopyOp>(user);
+    Type elt = copy.getTarget().getType().getElementType();
     int64_t rows = fragType.getDimSize(0), cols = fragType.getDimSize(1);
-    int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-    // 16 bytes of padding a row: consecutive rows start 4 banks apart, so
-    // the pair stores of a warp (8 rows x 4 threads) hit 32 banks.
-    int64_t padded = cols + 16 / eltBytes;
-    if (rows * padded * eltBytes > regionBytes || (cols * eltBytes) % 16 != 0)
-      continue;
+    int64_t padded = cols + 16 / (elt.getIntOrFloatBitWidth() / 8);
     Location loc = copy.getLoc();
     rewriter.setInsertionPoint(copy);
     Value view = sharedView(
@@ -481,6 +539,9 @@ struct TmaRing {
   /// consumer warpgroup its own, so that the warpgroups drift apart and one
   /// computes while the other's wgmmas run; GEMM loops keep one per stage.
   int64_t handoffGroups = 1;
+  /// The loop that runs `loop` once per tile of a persistent block (see
+  /// tileLoopOf), if any: the ring's iterations continue across its runs.
+  scf::ForOp tiles;
 
   /// Arms the resident barrier and loads the resident buffers (one
   /// thread). `valueAt` gives a value of the kernel where this runs.
@@ -554,26 +615,50 @@ struct TmaRing {
   }
 };
 
-/// A loop over the iterations of `loop` in the producer warpgroup's code,
-/// its bounds recomputed there: body(builder, loc, iv, slot, outer), with
-/// the iteration's ring slot and the mapping of the recomputed values.
+/// A loop over the iterations of `loop` in the producer warpgroup's code
+/// (nested in a copy of its tile loop `tiles`, if any), its
+/// bounds recomputed there: body(builder, loc, iv, slot, outer), with the
+/// iteration's ring slot and the mapping of the recomputed values.
 void buildProducerLoop(
     RewriterBase &rewriter, OpBuilder &b, Location l, PipelinedOp loop,
-    int64_t numStages,
+    scf::ForOp tiles, int64_t numStages,
     function_ref<void(OpBuilder &, Location, Value, RingSlot, IRMapping &)>
         body) {
   auto kernel = loop->getParentOfType<KernelOp>();
   IRMapping outer;
-  Value lower = cloneDependencies(rewriter, loop.getLower(), kernel, outer);
-  Value upper = cloneDependencies(rewriter, loop.getUpper(), kernel, outer);
-  Value step = cloneDependencies(rewriter, loop.getStep(), kernel, outer);
-  scf::ForOp::create(b, l, lower, upper, step, ValueRange{},
-                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-                       body(lb, ll, iv,
-                            ringSlot(lb, ll, iv, lower, step, numStages),
-                            outer);
-                       scf::YieldOp::create(lb, ll);
-                     });
+  auto iterations = [&](OpBuilder &ib, Location il, Value base) {
+    Value lower = cloneDependencies(rewriter, loop.getLower(), kernel, outer);
+    Value upper = cloneDependencies(rewriter, loop.getUpper(), kernel, outer);
+    Value step = cloneDependencies(rewriter, loop.getStep(), kernel, outer);
+    scf::ForOp::create(
+        ib, il, lower, upper, step, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          body(lb, ll, iv, ringSlot(lb, ll, iv, lower, step, numStages, base),
+               outer);
+          scf::YieldOp::create(lb, ll);
+        });
+  };
+  if (!tiles) {
+    iterations(b, l, Value());
+    return;
+  }
+  Value tileLower =
+      cloneDependencies(rewriter, tiles.getLowerBound(), kernel, outer);
+  Value tileUpper =
+      cloneDependencies(rewriter, tiles.getUpperBound(), kernel, outer);
+  Value tileStep = cloneDependencies(rewriter, tiles.getStep(), kernel, outer);
+  scf::ForOp::create(
+      b, l, tileLower, tileUpper, tileStep, ValueRange{},
+      [&](OpBuilder &tb, Location tl, Value tile, ValueRange) {
+        outer.map(tiles.getInductionVar(), tile);
+        Value base = iterationsBefore(
+            tb, tl, tile, tileLower, tileStep,
+            cloneDependencies(rewriter, loop.getLower(), kernel, outer),
+            cloneDependencies(rewriter, loop.getUpper(), kernel, outer),
+            cloneDependencies(rewriter, loop.getStep(), kernel, outer));
+        iterations(tb, tl, base);
+        scf::YieldOp::create(tb, tl);
+      });
 }
 
 /// Splits the kernel of `loop` (a TMA pipeline `ring`) into consumers and a
@@ -647,7 +732,7 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
       return cloneDependencies(rewriter, v, kernel, residentMapping);
     });
     buildProducerLoop(
-        rewriter, b, l, loop, numStages,
+        rewriter, b, l, loop, ring.tiles, numStages,
         [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
             IRMapping &outer) {
           Value reused = arith::CmpIOp::create(
@@ -686,7 +771,7 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
                             indexConst(rewriter, loc, threads + 2 * kWarpSize)));
   scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
     buildProducerLoop(
-        rewriter, b, l, loop, numStages,
+        rewriter, b, l, loop, ring.tiles, numStages,
         [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
           Value phase = arith::RemUIOp::create(
               lb, ll,
@@ -893,7 +978,7 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
 }
 
 bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
-                           int64_t &sharedBytes) {
+                           int64_t &sharedBytes, int64_t sharedLimit) {
   int64_t numStages = loop.getNumStages();
   if (numStages < 2 || numStages > 32)
     return false;
@@ -987,7 +1072,14 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   Location loc = loop.getLoc();
   auto kernel = loop->getParentOfType<KernelOp>();
   int64_t threads = kernel.getThreads();
-  bool specialize = canSpecialize(loop, kernel, loads);
+  // A loop that runs once per tile of a persistent block shares one ring
+  // (and producer) among its runs: the producer loads the next tile while
+  // the consumers store this one. (Resident buffers would change per tile.)
+  scf::ForOp tiles = tileLoopOf(loop, kernel);
+  bool specialize =
+      canSpecialize(loop, kernel, loads) && (!tiles || resident.empty());
+  if (!specialize)
+    tiles = {};
   int64_t stageBytes = 0;
   for (TmaLoad &load : loads) {
     load.offset = stageBytes;
@@ -1010,6 +1102,24 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   int64_t residentBarrierOffset = emptyOffset + (specialize ? numStages * 8 : 0);
   sharedBytes = regionOffset + kSwizzleAtomBytes + residentBarrierOffset +
                 (resident.empty() ? 0 : 8);
+  // Per tile, the accumulators' epilogue needs a buffer of its own (the
+  // stages hold the next tile's loads), where it fits.
+  int64_t epilogueOffset = 0, epilogueBytes = 0;
+  if (tiles) {
+    for (GemmOp gemm : wgmmas)
+      for (Operation *user : gemm.getC().getUsers())
+        epilogueBytes = std::max(
+            epilogueBytes, stagedEpilogueBytes(loop, gemm.getC(), user));
+    epilogueOffset = llvm::alignTo(sharedBytes - regionOffset -
+                                       kSwizzleAtomBytes,
+                                   kSharedAlignment);
+    if (regionOffset + kSwizzleAtomBytes + epilogueOffset + epilogueBytes <=
+        sharedLimit)
+      sharedBytes = regionOffset + kSwizzleAtomBytes + epilogueOffset +
+                    epilogueBytes;
+    else
+      epilogueBytes = 0;
+  }
 
   // Addresses and barriers: before the loop, or at the start of the
   // kernel when the block splits into producer and consumers.
@@ -1038,6 +1148,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   TmaRing ring{loop,       loads,       region,   numStages,
                stageBytes, fullOffset, emptyOffset, resident,
                residentBarrierOffset};
+  ring.tiles = tiles;
   int64_t warpgroups = threads / kWarpgroupSize;
   if (!inFlight &&
       numStages * warpgroups <= kNamedBarriers - kFirstStageBarrier)
@@ -1105,11 +1216,19 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   }
 
   // Each iteration: wait for its stage, read it through panel views.
+  // Per tile, the iterations continue the ring where the last tile left it.
+  Value base;
+  if (tiles) {
+    rewriter.setInsertionPoint(loop);
+    base = iterationsBefore(rewriter, loc, tiles.getInductionVar(),
+                            tiles.getLowerBound(), tiles.getStep(), lower,
+                            upper, step);
+  }
   Block &body = loop.getBodyBlock();
   rewriter.setInsertionPointToStart(&body);
   Value k = loop.getInductionVar();
   auto [iteration, stage] =
-      ringSlot(rewriter, loc, k, lower, step, numStages);
+      ringSlot(rewriter, loc, k, lower, step, numStages, base);
   Value sC = indexConst(rewriter, loc, numStages);
   Value parity = arith::RemUIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, iteration, sC),
@@ -1170,7 +1289,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     if (inFlight) {
       Value notFirst = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ugt, iteration,
-          indexConst(rewriter, loc, 0));
+          base ? base : indexConst(rewriter, loc, 0));
       scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
         release(b, l, previous);
         scf::YieldOp::create(b, l);
@@ -1206,11 +1325,37 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     waitForWgmma(rewriter, loc, *getStorage(gemm.getC()), 0);
   if (!specialize)
     return true;
-  // Once the loop is done, the stage buffers are free (every load was
-  // consumed): accumulators stored to global memory go through them.
-  for (GemmOp gemm : wgmmas)
-    stageEpilogue(rewriter, loop, gemm.getC(), smemBase, region,
-                  numStages * stageBytes);
+  if (tiles && inFlight) {
+    // The stage of this tile's last iteration is free now (the next tile's
+    // first iteration releases nothing).
+    Value trips = tripCount(rewriter, loc, lower, upper, step);
+    Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
+                                      trips, indexConst(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, ran, [&](OpBuilder &b, Location l) {
+      Value last = arith::RemUIOp::create(
+          b, l, addIndex(b, l, arith::AddIOp::create(b, l, base, trips), -1),
+          indexConst(b, l, numStages));
+      NVVM::MBarrierArriveOp::create(
+          b, l, Type(), ring.barrierAt(b, l, emptyOffset, last), Value(),
+          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      scf::YieldOp::create(b, l);
+    });
+  }
+  if (tiles) {
+    // The next tile's loads may be in the stages already: the
+    // accumulators go through a buffer of their own.
+    if (epilogueBytes > 0)
+      for (GemmOp gemm : wgmmas)
+        stageEpilogue(rewriter, loop, gemm.getC(), smemBase,
+                      addIndex(rewriter, loc, region, epilogueOffset),
+                      epilogueBytes);
+  } else {
+    // Once the loop is done, the stage buffers are free (every load was
+    // consumed): accumulators stored to global memory go through them.
+    for (GemmOp gemm : wgmmas)
+      stageEpilogue(rewriter, loop, gemm.getC(), smemBase, region,
+                    numStages * stageBytes);
+  }
 
   addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);
   return true;

@@ -95,18 +95,20 @@ inline void barrier(OpBuilder &b, Location loc) {
 Value cloneDependencies(RewriterBase &rewriter, Value v, Operation *scope,
                         IRMapping &mapping);
 
-/// True when `v` depends, inside `scope`, only on pure ops, on `iv` and on
+/// True when `v` depends, inside `scope`, only on pure ops, on `ivs` and on
 /// the block arguments of `scope`'s body: what cloneDependencies can
 /// recompute elsewhere.
-bool computableFrom(Value v, Operation *scope, Value iv);
+bool computableFrom(Value v, Operation *scope, ValueRange ivs);
 
 /// Iteration `iv` of a loop from `lower` by `step` in a ring of `numStages`
-/// stages: its number and its stage (the number mod S).
+/// stages: its number (plus `base`, the iterations of earlier runs of the
+/// loop that went through the same ring, if given) and its stage (the
+/// number mod S).
 struct RingSlot {
   Value iteration, stage;
 };
 RingSlot ringSlot(OpBuilder &b, Location loc, Value iv, Value lower,
-                  Value step, int64_t numStages);
+                  Value step, int64_t numStages, Value base = Value());
 
 /// The register of a 16-bit fragment in an accumulator layout (row r of
 /// the M x K tile held as mma.sync C atoms) that holds element e (0..7) of
@@ -122,9 +124,12 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
 
 /// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
-/// gemms; returns false (and changes nothing) otherwise.
+/// gemms; returns false (and changes nothing) otherwise. A loop that runs
+/// once per tile of a persistent block (in an scf.for directly in the
+/// kernel) shares one ring among its runs; `sharedLimit` bounds the shared
+/// memory it may take for an epilogue buffer of its own.
 bool pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
-                     int64_t &sharedBytes);
+                     int64_t &sharedBytes, int64_t sharedLimit);
 
 /// C += op(A) op(B) as wgmma from shared-memory descriptors: B, and A
 /// unless it is a fragment (then A comes from its registers), are panel

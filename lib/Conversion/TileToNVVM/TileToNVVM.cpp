@@ -2022,8 +2022,8 @@ Value nvvm::cloneDependencies(RewriterBase &rewriter, Value v, Operation *scope,
       ->getResult(cast<OpResult>(v).getResultNumber());
 }
 
-bool nvvm::computableFrom(Value v, Operation *scope, Value iv) {
-  if (v == iv)
+bool nvvm::computableFrom(Value v, Operation *scope, ValueRange ivs) {
+  if (llvm::is_contained(ivs, v))
     return true;
   Operation *def = v.getDefiningOp();
   if (!def)
@@ -2033,13 +2033,16 @@ bool nvvm::computableFrom(Value v, Operation *scope, Value iv) {
     return true;
   return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
          llvm::all_of(def->getOperands(),
-                      [&](Value o) { return computableFrom(o, scope, iv); });
+                      [&](Value o) { return computableFrom(o, scope, ivs); });
 }
 
 nvvm::RingSlot nvvm::ringSlot(OpBuilder &b, Location loc, Value iv,
-                              Value lower, Value step, int64_t numStages) {
+                              Value lower, Value step, int64_t numStages,
+                              Value base) {
   Value iteration = arith::DivUIOp::create(
       b, loc, arith::SubIOp::create(b, loc, iv, lower), step);
+  if (base)
+    iteration = arith::AddIOp::create(b, loc, base, iteration);
   Value stage = arith::RemUIOp::create(b, loc, iteration,
                                        indexConst(b, loc, numStages));
   return {iteration, stage};
@@ -2396,7 +2399,8 @@ static int64_t swizzleChunksOf(Value buffer) {
 }
 
 LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
-                                               KernelOp kernel, int sm) {
+                                               KernelOp kernel, int sm,
+                                               int64_t sharedLimit) {
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
   auto lowered = [&](Operation *alloc, Value storage,
@@ -2477,7 +2481,7 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
   for (PipelinedOp loop : loops)
-    if (sm < 90 || !pipelineWithTma(rewriter, loop, sharedBytes))
+    if (sm < 90 || !pipelineWithTma(rewriter, loop, sharedBytes, sharedLimit))
       pipelineWithCpAsync(rewriter, loop, sharedBytes);
 
   // Shared scratch copies of the fragments some use reads across threads:

@@ -130,6 +130,7 @@ def _ceildiv(a, b):
 Kernel = Intrinsic("Kernel")
 Parallel = Intrinsic("Parallel")
 Pipelined = Intrinsic("Pipelined")
+Persistent = Intrinsic("Persistent")
 serial = Intrinsic("serial")
 unroll = Intrinsic("unroll")
 vectorized = Intrinsic("vectorized")

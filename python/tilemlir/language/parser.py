@@ -585,11 +585,13 @@ class Translator:
             self.loop_parallel(node, targets, args, kwargs)
         elif fn is T.Pipelined:
             self.loop_pipelined(node, targets, args, kwargs)
+        elif fn is T.Persistent:
+            self.loop_persistent(node, targets, args, kwargs)
         elif fn in (T.serial, T.unroll, T.vectorized, builtins.range):
             self.loop_serial(node, targets, args, kwargs, fn)
         else:
             raise self.error(f"cannot loop over {fn!r} in a kernel; use T.Parallel, "
-                             "T.Pipelined, T.serial or range", node)
+                             "T.Pipelined, T.Persistent, T.serial or range", node)
 
     def loop_parallel(self, node, targets, args, kwargs):
         if len(targets) != len(args):
@@ -631,6 +633,72 @@ class Translator:
         self.b.open(f"scf.for {iv} = {lo.ssa} to {hi.ssa} step {step.ssa}")
         self.push("loop")
         self.scopes[-1].vars[targets[0].id] = Value(iv, "index")
+        self.stmts(node.body)
+        self.pop()
+        self.b.close(self.loc(node))
+
+    def loop_persistent(self, node, targets, args, kwargs):
+        """`for i, j in T.Persistent(domain, wave_size, index, group_size=8)`:
+        a persistent block. Block `index` of `wave_size` visits the tiles
+        index, index + wave_size, ... of `domain` (one loop whose trip
+        count is this block's share: no guard inside). A 2-d domain is
+        walked in groups of `group_size` along its first dimension, so
+        that the tiles in flight at once share a few rows of A and columns
+        of B in L2 (the order of T.use_swizzle)."""
+        names = ["domain", "wave_size", "index", "group_size"]
+        if len(args) > len(names):
+            raise self.error("T.Persistent takes domain, wave_size, index and group_size", node)
+        a = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k not in names or k in a:
+                raise self.error(f"unexpected T.Persistent argument '{k}'", node)
+            a[k] = v
+        for n in names[:3]:
+            if n not in a:
+                raise self.error(f"T.Persistent is missing its {n}", node)
+        domain, wave, index = a["domain"], a["wave_size"], a["index"]
+        group = a.get("group_size", 8)
+        if not isinstance(domain, (list, tuple)) or len(domain) not in (1, 2):
+            raise self.error("T.Persistent's domain is a list of one or two extents", node)
+        if len(targets) != len(domain):
+            raise self.error(f"T.Persistent has a {len(domain)}-d domain but "
+                             f"{len(targets)} loop variables", node)
+        for what, x in (("wave_size", wave), ("group_size", group)):
+            if isinstance(x, int) and x <= 0:
+                raise self.error(f"T.Persistent's {what} must be positive, got {x}", node)
+        if not isinstance(group, int):
+            raise self.error("T.Persistent's group_size must be a compile-time integer", node)
+        total = domain[0] if len(domain) == 1 else self.binop(ast.Mult(), domain[0],
+                                                              domain[1], node)
+        left = self.minmax("max", [self.binop(ast.Sub(), total, index, node), 0], node)
+        trips = self.binop(ast.FloorDiv(),
+                           self.binop(ast.Add(), left,
+                                      self.binop(ast.Sub(), wave, 1, node), node),
+                           wave, node)
+        lo, hi, step = [self.convert(self.value(x, node, "index"), "index", node)
+                        for x in (0, trips, 1)]
+        w = self.b.fresh("wave")
+        self.b.open(f"scf.for {w} = {lo.ssa} to {hi.ssa} step {step.ssa}")
+        self.push("loop")
+        tile = self.binop(ast.Add(), index,
+                          self.binop(ast.Mult(), Value(w, "index"), wave, node), node)
+        if len(domain) == 1:
+            coords = [tile]
+        else:
+            # Groups of `group` first-dimension indices, swept along the
+            # second dimension (the last group may be narrower).
+            rows, cols = domain
+            per_group = self.binop(ast.Mult(), group, cols, node)
+            gid = self.binop(ast.FloorDiv(), tile, per_group, node)
+            first = self.binop(ast.Mult(), gid, group, node)
+            size = self.minmax("min", [self.binop(ast.Sub(), rows, first, node), group], node)
+            in_group = self.binop(ast.Mod(), tile, per_group, node)
+            coords = [self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node),
+                                 node),
+                      self.binop(ast.FloorDiv(), in_group, size, node)]
+        for t, v in zip(targets, coords):
+            self.scopes[-1].vars[t.id] = self.convert(self.value(v, node, "index"), "index",
+                                                      node)
         self.stmts(node.body)
         self.pop()
         self.b.close(self.loc(node))
@@ -1449,6 +1517,10 @@ class Translator:
         raise self.error("T.Parallel is used as `for i, j in T.Parallel(M, N):`", node)
 
     call_Pipelined = call_serial = call_unroll = call_vectorized = call_Parallel
+
+    def call_Persistent(self, node):
+        raise self.error("T.Persistent is used as `for bx, by in T.Persistent(domain, "
+                         "wave_size, block_id):`", node)
 
 
 def _float_bits(t):

@@ -80,6 +80,7 @@ CU_TENSOR_MAP_NUM_QWORDS = 16
 TENSOR_MAP_ALIGN = 128      # cuda.h 13.0 declares alignas(128); the docs ask for 64
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75
 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76
+CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
 CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1
 STATIC_SHARED_LIMIT = 48 * 1024   # above this a kernel must opt in to dynamic shared memory
 
@@ -301,6 +302,13 @@ class Driver:
                    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
         return f"sm_{major.value}{minor.value}"
 
+    def device_sm_count(self, dev):
+        """The device's streaming multiprocessors."""
+        count = ctypes.c_int()
+        self._call("cuDeviceGetAttribute", ctypes.byref(count),
+                   CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev)
+        return count.value
+
     def ctx_synchronize(self):
         self._call("cuCtxSynchronize")
 
@@ -399,6 +407,15 @@ def get_driver():
         if _driver is None:
             _driver = Driver()
         return _driver
+
+
+def num_sms(ordinal=0):
+    """The streaming multiprocessors of CUDA device `ordinal` (TileLang's
+    driver.get_num_sms()): the block count of a persistent kernel
+    (T.Persistent). Raises RuntimeError where libcuda.so.1 is absent."""
+    drv = get_driver()
+    drv.init()
+    return drv.device_sm_count(drv.device_get(ordinal))
 
 
 def set_driver(driver):

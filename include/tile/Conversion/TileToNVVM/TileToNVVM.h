@@ -21,9 +21,10 @@ namespace mlir::tile {
 /// fragments become per-thread register arrays under their layout, local
 /// buffers per-thread arrays; pipelined loops get their stage buffers (TMA
 /// and mbarriers on sm >= 90 where wgmma reads them, cp.async otherwise).
-/// Run before the op patterns.
+/// Run before the op patterns. `sharedLimit`: the shared memory a block may
+/// have, which optional buffers (a persistent GEMM's epilogue) stay within.
 LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
-                                   int sm);
+                                   int sm, int64_t sharedLimit);
 
 /// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs.
 void populateTileToNVVMOpPatterns(RewritePatternSet &patterns, int sm);
