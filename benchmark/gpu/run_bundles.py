@@ -230,7 +230,8 @@ def main():
     failures = 0
     for entry in index:
         try:
-            runner = RUNNERS.get(entry["kind"]) or run_gemm
+            # GEMM entries (benchmark/gemm.py writes them) name no kind.
+            runner = RUNNERS.get(entry.get("kind")) or run_gemm
             ok, err, ours, theirs = runner(root / entry["name"], entry, not args.no_bench)
         except Exception as e:  # noqa: BLE001 - report and continue
             print(f"{entry['name']:32s} ERROR {type(e).__name__}: {e}")
