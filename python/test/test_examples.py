@@ -101,3 +101,11 @@ def test_gemm_autotune_persistent_on_the_cpu():
                   persistent=3)
     result = example.main(M=200, N=136, K=72, configs=[config])
     assert result.config == config
+
+
+def test_gemm_persistent_example():
+    # Fewer blocks than tiles (a 5 x 3 grid of tiles, edges partial): both
+    # kernels check themselves against numpy.
+    example = load_example("gemm/example_gemm_persistent.py")
+    example.main(M=300, N=160, K=96, block_M=64, block_N=64, block_K=32, threads=128,
+                 num_stages=2, sm_num=4)
