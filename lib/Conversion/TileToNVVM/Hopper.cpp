@@ -1100,8 +1100,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   int64_t fullOffset = residentEnd;
   int64_t emptyOffset = fullOffset + numStages * 8;
   int64_t residentBarrierOffset = emptyOffset + (specialize ? numStages * 8 : 0);
-  sharedBytes = regionOffset + kSwizzleAtomBytes + residentBarrierOffset +
-                (resident.empty() ? 0 : 8);
+  int64_t regionEnd = residentBarrierOffset + (resident.empty() ? 0 : 8);
   // Per tile, the accumulators' epilogue needs a buffer of its own (the
   // stages hold the next tile's loads), where it fits.
   int64_t epilogueOffset = 0, epilogueBytes = 0;
@@ -1110,16 +1109,14 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       for (Operation *user : gemm.getC().getUsers())
         epilogueBytes = std::max(
             epilogueBytes, stagedEpilogueBytes(loop, gemm.getC(), user));
-    epilogueOffset = llvm::alignTo(sharedBytes - regionOffset -
-                                       kSwizzleAtomBytes,
-                                   kSharedAlignment);
+    epilogueOffset = llvm::alignTo(regionEnd, kSharedAlignment);
     if (regionOffset + kSwizzleAtomBytes + epilogueOffset + epilogueBytes <=
         sharedLimit)
-      sharedBytes = regionOffset + kSwizzleAtomBytes + epilogueOffset +
-                    epilogueBytes;
+      regionEnd = epilogueOffset + epilogueBytes;
     else
       epilogueBytes = 0;
   }
+  sharedBytes = regionOffset + kSwizzleAtomBytes + regionEnd;
 
   // Addresses and barriers: before the loop, or at the start of the
   // kernel when the block splits into producer and consumers.
