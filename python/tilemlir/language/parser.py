@@ -685,17 +685,7 @@ class Translator:
         if len(domain) == 1:
             coords = [tile]
         else:
-            # Groups of `group` first-dimension indices, swept along the
-            # second dimension (the last group may be narrower).
-            rows, cols = domain
-            per_group = self.binop(ast.Mult(), group, cols, node)
-            gid = self.binop(ast.FloorDiv(), tile, per_group, node)
-            first = self.binop(ast.Mult(), gid, group, node)
-            size = self.minmax("min", [self.binop(ast.Sub(), rows, first, node), group], node)
-            in_group = self.binop(ast.Mod(), tile, per_group, node)
-            coords = [self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node),
-                                 node),
-                      self.binop(ast.FloorDiv(), in_group, size, node)]
+            coords = list(self._grouped_order(tile, *domain, group, node))
         for t, v in zip(targets, coords):
             self.scopes[-1].vars[t.id] = self.convert(self.value(v, node, "index"), "index",
                                                       node)
@@ -1370,6 +1360,20 @@ class Translator:
             self.b.emit(f"tile.annotate_layout {buf.ssa} layout({lay.attr()}) : "
                         f"{buf.memref_type()}", self.loc(node))
 
+    def _grouped_order(self, linear, rows, cols, group, node):
+        """(row, col) of the `linear`-th tile of a rows x cols grid walked in
+        groups of `group` rows (the last group may be narrower), each group
+        column by column: consecutive tiles share the same few rows of A and
+        sweep the columns of B, which stay in L2 (T.use_swizzle,
+        T.Persistent)."""
+        per_group = self.binop(ast.Mult(), group, cols, node)
+        first = self.binop(ast.Mult(), self.binop(ast.FloorDiv(), linear, per_group, node),
+                           group, node)
+        size = self.minmax("min", [self.binop(ast.Sub(), rows, first, node), group], node)
+        in_group = self.binop(ast.Mod(), linear, per_group, node)
+        return (self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node), node),
+                self.binop(ast.FloorDiv(), in_group, size, node))
+
     def call_use_swizzle(self, node):
         a = self._args(node, ["panel_size", "order", "enable"], {"order": "row", "enable": True})
         if not a["enable"]:
@@ -1382,17 +1386,8 @@ class Translator:
         (bx, by), (gx, gy) = self.kernel[0][:2], self.kernel[1][:2]
         if a["order"] == "col":
             bx, by, gx, gy = by, bx, gy, gx
-        # Blocks run in groups of `group` rows: consecutive blocks share the
-        # same few rows of A and sweep the columns of B, which stay in L2.
         pid = self.binop(ast.Add(), self.binop(ast.Mult(), by, gx, node), bx, node)
-        per_group = self.binop(ast.Mult(), group, gx, node)
-        gid = self.binop(ast.FloorDiv(), pid, per_group, node)
-        first = self.binop(ast.Mult(), gid, group, node)
-        remaining = self.binop(ast.Sub(), gy, first, node)
-        size = self.minmax("min", [remaining, group], node)
-        in_group = self.binop(ast.Mod(), pid, per_group, node)
-        new_by = self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node), node)
-        new_bx = self.binop(ast.FloorDiv(), in_group, size, node)
+        new_by, new_bx = self._grouped_order(pid, gy, gx, group, node)
         if a["order"] == "col":
             new_bx, new_by = new_by, new_bx
         old = self.kernel[0]
