@@ -14,6 +14,7 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
     B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
 
+    @T.macro
     def tile(A, B, C, A_shared, B_shared, C_local, bx, by):
         T.clear(C_local)
         for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
@@ -28,8 +29,6 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
                 T.copy(B[k * block_K, bx * block_N], B_shared)
             T.gemm(A_shared, B_shared, C_local, transpose_A=trans_A, transpose_B=trans_B)
         T.copy(C_local, C[by * block_M, bx * block_N])
-
-    tile = T.macro(tile)
 
     if persistent:
         @T.prim_func

@@ -65,6 +65,16 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
            enable_rasterization=True, warp_specialize=True, persistent=0, dtype="float16",
            accum_dtype="float"):
 
+    @T.macro
+    def output_tile(A, B, C, A_shared, B_shared, C_local, bx, by):
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
+                             warp_specialize=warp_specialize):
+            T.copy(A[by * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, bx * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[by * block_M, bx * block_N])
+
     if persistent:
         @T.prim_func
         def main(
@@ -79,13 +89,7 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
                 for by, bx in T.Persistent([T.ceildiv(M, block_M), T.ceildiv(N, block_N)],
                                            persistent, block,
                                            group_size=10 if enable_rasterization else 1):
-                    T.clear(C_local)
-                    for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
-                                         warp_specialize=warp_specialize):
-                        T.copy(A[by * block_M, k * block_K], A_shared)
-                        T.copy(B[k * block_K, bx * block_N], B_shared)
-                        T.gemm(A_shared, B_shared, C_local)
-                    T.copy(C_local, C[by * block_M, bx * block_N])
+                    output_tile(A, B, C, A_shared, B_shared, C_local, bx, by)
 
         return main
 
@@ -100,13 +104,7 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             T.use_swizzle(panel_size=10, enable=enable_rasterization)
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
-                                 warp_specialize=warp_specialize):
-                T.copy(A[by * block_M, k * block_K], A_shared)
-                T.copy(B[k * block_K, bx * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C[by * block_M, bx * block_N])
+            output_tile(A, B, C, A_shared, B_shared, C_local, bx, by)
 
     return main
 

@@ -25,8 +25,24 @@ def num_sms(default=132):
         return default
 
 
+def output_tile(K, block_M, block_N, block_K, num_stages):
+    """The tile body both kernels share: C[bx, by] = A[bx, :] B[:, by]."""
+
+    @T.macro
+    def tile(A, B, C, A_shared, B_shared, C_local, bx, by):
+        T.clear(C_local)
+        for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
+            T.copy(A[bx * block_M, k * block_K], A_shared)
+            T.copy(B[k * block_K, by * block_N], B_shared)
+            T.gemm(A_shared, B_shared, C_local)
+        T.copy(C_local, C[bx * block_M, by * block_N])
+
+    return tile
+
+
 def matmul_persistent(M, N, K, block_M, block_N, block_K, threads, num_stages, sm_num,
                       dtype="float16", accum_dtype="float"):
+    tile = output_tile(K, block_M, block_N, block_K, num_stages)
 
     @T.prim_func
     def main(
@@ -40,18 +56,14 @@ def matmul_persistent(M, N, K, block_M, block_N, block_K, threads, num_stages, s
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             for bx, by in T.Persistent([T.ceildiv(M, block_M), T.ceildiv(N, block_N)], sm_num,
                                        block_id):
-                T.clear(C_local)
-                for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
-                    T.copy(A[bx * block_M, k * block_K], A_shared)
-                    T.copy(B[k * block_K, by * block_N], B_shared)
-                    T.gemm(A_shared, B_shared, C_local)
-                T.copy(C_local, C[bx * block_M, by * block_N])
+                tile(A, B, C, A_shared, B_shared, C_local, bx, by)
 
     return main
 
 
 def matmul_non_persistent(M, N, K, block_M, block_N, block_K, threads, num_stages,
                           dtype="float16", accum_dtype="float"):
+    tile = output_tile(K, block_M, block_N, block_K, num_stages)
 
     @T.prim_func
     def main(
@@ -64,12 +76,7 @@ def matmul_non_persistent(M, N, K, block_M, block_N, block_K, threads, num_stage
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
             T.use_swizzle(panel_size=8)
-            T.clear(C_local)
-            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages):
-                T.copy(A[bx * block_M, k * block_K], A_shared)
-                T.copy(B[k * block_K, by * block_N], B_shared)
-                T.gemm(A_shared, B_shared, C_local)
-            T.copy(C_local, C[bx * block_M, by * block_N])
+            tile(A, B, C, A_shared, B_shared, C_local, bx, by)
 
     return main
 
