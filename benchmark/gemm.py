@@ -33,8 +33,10 @@ NK = [(4096, 4096), (11008, 4096), (4096, 11008), (28672, 8192)]
 
 # Correctness-only: edges in every dimension and every operand layout.
 ODD = [
-    # M, N, K, trans_A, trans_B, dtype
+    # M, N, K, trans_A, trans_B, dtype[, out_dtype]
     (4095, 4097, 1000, False, False, "float16"),
+    (1000, 520, 264, False, False, "float16", "float32"),
+    (300, 136, 200, False, True, "bfloat16", "float32"),
     (200, 328, 136, False, False, "float16"),
     (1000, 520, 264, False, True, "float16"),
     (1000, 520, 264, True, False, "bfloat16"),
@@ -75,13 +77,13 @@ def shape_set():
     out = []
     for dtype in ("float16", "bfloat16"):
         for s in SQUARE:
-            out.append((s, s, s, False, False, dtype, True))
+            out.append((s, s, s, False, False, dtype, None, True))
         for m in ROWS:
             for n, k in NK:
-                out.append((m, n, k, False, False, dtype, True))
+                out.append((m, n, k, False, False, dtype, None, True))
     for s in (4096, 8192):
-        out.append((s, s, s, False, True, "float8_e4m3", True))
-    out += [(m, n, k, ta, tb, dt, False) for m, n, k, ta, tb, dt in ODD]
+        out.append((s, s, s, False, True, "float8_e4m3", None, True))
+    out += [(*shape[:6], (shape[6:] or [None])[0], False) for shape in ODD]
     return list(dict.fromkeys(out))   # 4096^3 is in both sets
 
 
@@ -117,6 +119,13 @@ PERSIST_ODD = [(4095, 4097, 1000, False, False, "float16"),
                (17, 72, 24, False, False, "float16")]
 
 
+# --epilogue: the accumulators' store without TMA (16-byte st.global from
+# shared memory), against the default (stmatrix + TMA store), at these
+# shapes in fp16 and bf16 (a config's 7th field: tma_store).
+EPILOGUE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                   (16384, 4096, 4096), (128, 4096, 4096), (4096, 11008, 4096)]
+
+
 def build(args):
     sys.path.insert(0, str(HERE / "gpu"))
     import kernels
@@ -127,40 +136,47 @@ def build(args):
     index = []
     jobs = [(*shape, True, args.panel, "") for shape in shape_set()]
     if args.sweep:
-        jobs += [(s, s, s, False, False, "float16", True, ws, panel,
+        jobs += [(s, s, s, False, False, "float16", None, True, ws, panel,
                   f"_ws{int(ws)}_sw{panel or 0}")
                  for s in (4096, 8192, 16384) for ws, panel in SWEEP]
     if args.tune:
-        jobs += [(m, n, k, False, False, "float16", True, True, args.panel,
+        jobs += [(m, n, k, False, False, "float16", None, True, True, args.panel,
                   f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}", cfg)
                  for m, n, k in TUNE_SHAPES for cfg in TUNE_CONFIGS]
+    if args.epilogue:
+        jobs += [(m, n, k, False, False, dt, None, True, True, args.panel, "_st0",
+                  (*hopper_config(m, n, k, dt), 0, False))
+                 for dt in ("float16", "bfloat16") for m, n, k in EPILOGUE_SHAPES]
     if args.persistent:
         def tag(cfg):
             return f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}p{cfg[5]}"
-        jobs += [(m, n, k, False, False, dt, True, True, args.panel, tag(cfg), cfg)
+        jobs += [(m, n, k, False, False, dt, None, True, True, args.panel, tag(cfg), cfg)
                  for dt in ("float16", "bfloat16") for m, n, k in PERSIST_SHAPES
                  for cfg in PERSIST_CONFIGS]
-        jobs += [(m, n, k, ta, tb, dt, False, True, args.panel, tag(cfg), cfg)
+        jobs += [(m, n, k, ta, tb, dt, None, False, True, args.panel, tag(cfg), cfg)
                  for m, n, k, ta, tb, dt in PERSIST_ODD for cfg in PERSIST_CONFIGS if cfg[5]]
-    for m, n, k, ta, tb, dtype, timed, ws, panel, suffix, *fixed in jobs:
-        bm, bn, bk, threads, stages, *blocks = (fixed[0] if fixed
-                                                else hopper_config(m, n, k, dtype))
-        blocks = blocks[0] if blocks else 0
+    for m, n, k, ta, tb, dtype, out_dtype, timed, ws, panel, suffix, *fixed in jobs:
+        bm, bn, bk, threads, stages, *extra = (fixed[0] if fixed
+                                               else hopper_config(m, n, k, dtype))
+        blocks, tma_store = (list(extra) + [0, True][len(extra):])[:2]
+        out_dtype = out_dtype or ("bfloat16" if dtype == "float8_e4m3" else dtype)
         name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
+        if out_dtype not in (dtype, "bfloat16"):
+            name += f"_{out_dtype}"
         if args.only and not any(part in name for part in args.only.split(",")):
             continue
-        out_dtype = "bfloat16" if dtype == "float8_e4m3" else dtype
         start = time.perf_counter()
         prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk, threads=threads,
                             num_stages=stages, dtype=dtype, trans_A=ta, trans_B=tb,
                             out_dtype=out_dtype, swizzle_panel=panel, warp_specialize=ws,
-                            persistent=blocks)
+                            persistent=blocks, tma_store=tma_store)
         kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={args.arch}")
         seconds = time.perf_counter() - start
         shutil.copytree(kernel.bundle_dir, out / name)
         index.append({"name": name, "M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
                       "dtype": dtype, "out_dtype": out_dtype, "timed": timed,
-                      "config": [bm, bn, bk, threads, stages, int(ws), panel or 0, blocks],
+                      "config": [bm, bn, bk, threads, stages, int(ws), panel or 0, blocks,
+                                 int(tma_store)],
                       "arch": args.arch,
                       "compile_s": round(seconds, 3)})
         print(f"{name:40s} {bm}x{bn}x{bk} t{threads} s{stages} p{blocks}: "
@@ -290,7 +306,8 @@ def run(args):
             line += f" {'-':>7s}"
         cfg = e["config"]
         line += "  " + "x".join(map(str, cfg[:3])) + f" t{cfg[3]} s{cfg[4]} ws{cfg[5]} sw{cfg[6]}" \
-            + (f" p{cfg[7]}" if len(cfg) > 7 and cfg[7] else "")
+            + (f" p{cfg[7]}" if len(cfg) > 7 and cfg[7] else "") \
+            + (" st0" if len(cfg) > 8 and not cfg[8] else "")
         print(line, flush=True)
     for label, dts in (("fp16/bf16", ("float16", "bfloat16")), ("fp8", ("float8_e4m3",))):
         rs = [r for e, r in ratios if e["dtype"] in dts]
@@ -321,6 +338,8 @@ def main():
     b.add_argument("--persistent", action="store_true",
                    help="also compile PERSIST_CONFIGS (persistent blocks against one block "
                         "per tile) at PERSIST_SHAPES, and odd shapes")
+    b.add_argument("--epilogue", action="store_true",
+                   help="also compile the store of C without TMA at EPILOGUE_SHAPES")
     b.add_argument("--sweep", action="store_true",
                    help="also compile variants (warp specialization, block order) at "
                         "4096^3 .. 16384^3")

@@ -5,10 +5,11 @@ import tilemlir.language as T
 
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
          dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None,
-         swizzle_panel=None, warp_specialize=True, persistent=None):
+         swizzle_panel=None, warp_specialize=True, persistent=None, tma_store=True):
     """C = op(A) op(B). With `persistent` = a block count (the SMs), that
     many blocks walk the output tiles (T.Persistent, in groups of
-    `swizzle_panel` or 8 rows of tiles); otherwise one block per tile."""
+    `swizzle_panel` or 8 rows of tiles); otherwise one block per tile.
+    `tma_store=False` keeps C's store from TMA (disable_tma)."""
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
@@ -28,7 +29,7 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             else:
                 T.copy(B[k * block_K, bx * block_N], B_shared)
             T.gemm(A_shared, B_shared, C_local, transpose_A=trans_A, transpose_B=trans_B)
-        T.copy(C_local, C[by * block_M, bx * block_N])
+        T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
 
     if persistent:
         @T.prim_func
@@ -139,7 +140,7 @@ def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="f
                 T.copy(E[by * block_M, k * block_K // e_factor], E_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm_sp(A_shared, E_shared, B_shared, C_local)
-            T.copy(C_local, C[by * block_M, bx * block_N])
+            T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
 
     return gemm_sp_kernel
 

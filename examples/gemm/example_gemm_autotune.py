@@ -1,5 +1,5 @@
 """GEMM autotuned over tile shapes, pipeline depth, rasterization and, on
-Hopper, warp specialization and persistent blocks.
+Hopper, warp specialization, persistent blocks and the TMA store of C.
 
 On sm_90a a gemm runs as wgmma when the block has one warpgroup (128
 threads) per 64 rows of the tile and its pipelined copies load whole
@@ -8,7 +8,9 @@ thread_num = 2 * block_M and try the producer warpgroup on and off
 (T.Pipelined(warp_specialize=...)), the L2 block order (T.use_swizzle)
 and persistent blocks (one per SM walking the tiles with T.Persistent,
 whose producer warpgroup loads the next tile while the consumers store
-this one). Elsewhere the search is over the mma.sync tiles.
+this one). With a producer warpgroup C leaves through shared memory with
+stmatrix and TMA stores, or (disable_tma) with 16-byte st.global.
+Elsewhere the search is over the mma.sync tiles.
 """
 
 import itertools
@@ -33,7 +35,8 @@ def device_sms():
 
 def get_configs(M, N, K, hopper=False, num_sms=None):
     """The search space. On Hopper, `num_sms` (default: the GPU's) adds
-    persistent variants of the warp-specialized configurations."""
+    persistent variants of the warp-specialized configurations, which also
+    try C's store without TMA."""
     configs = []
     if hopper:
         num_sms = num_sms or device_sms()
@@ -43,12 +46,14 @@ def get_configs(M, N, K, hopper=False, num_sms=None):
             stage_bytes = (block_M + block_N) * 64 * 2
             if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
                 continue
-            for persistent in [0, num_sms] if num_sms and warp_specialize else [0]:
+            for persistent, tma_store in itertools.product(
+                    [0, num_sms] if num_sms and warp_specialize else [0],
+                    [True, False] if warp_specialize else [True]):
                 configs.append(dict(block_M=block_M, block_N=block_N, block_K=64,
                                     num_stages=num_stages, thread_num=2 * block_M,
                                     warp_specialize=warp_specialize,
                                     enable_rasterization=enable_rasterization,
-                                    persistent=persistent))
+                                    persistent=persistent, tma_store=tma_store))
         return configs
     for block_M, block_N, block_K, num_stages, enable_rasterization in itertools.product(
             [64, 128], [64, 128], [32, 64], [2, 3], [True, False]):
@@ -62,8 +67,8 @@ def ref_program(A, B):
 
 
 def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_num=128,
-           enable_rasterization=True, warp_specialize=True, persistent=0, dtype="float16",
-           accum_dtype="float"):
+           enable_rasterization=True, warp_specialize=True, persistent=0, tma_store=True,
+           dtype="float16", accum_dtype="float"):
 
     @T.macro
     def output_tile(A, B, C, A_shared, B_shared, C_local, bx, by):
@@ -73,7 +78,7 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
             T.copy(A[by * block_M, k * block_K], A_shared)
             T.copy(B[k * block_K, bx * block_N], B_shared)
             T.gemm(A_shared, B_shared, C_local)
-        T.copy(C_local, C[by * block_M, bx * block_N])
+        T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
 
     if persistent:
         @T.prim_func

@@ -221,8 +221,9 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
         ok = false;
         return;
       }
-      // A TMA descriptor (tile.tma = {param, box, swizzle}): the launcher
-      // builds it from the tensor argument `param`.
+      // A TMA descriptor (tile.tma = {param, box, swizzle[, store]}): the
+      // launcher builds it from the tensor argument `param` (which the
+      // kernel writes through it, with store).
       if (auto tma = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(),
                                                            "tile.tma")) {
         auto param = tma.getAs<IntegerAttr>("param");
@@ -236,10 +237,12 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
         llvm::json::Array boxJson;
         for (int64_t b : box.asArrayRef())
           boxJson.push_back(b);
-        args.push_back(llvm::json::Object{
-            {"tma", llvm::json::Object{{"param", param.getInt()},
-                                       {"box", std::move(boxJson)},
-                                       {"swizzle", swizzle.getInt()}}}});
+        llvm::json::Object tmaJson{{"param", param.getInt()},
+                                   {"box", std::move(boxJson)},
+                                   {"swizzle", swizzle.getInt()}};
+        if (auto store = tma.getAs<BoolAttr>("store"))
+          tmaJson["store"] = store.getValue();
+        args.push_back(llvm::json::Object{{"tma", std::move(tmaJson)}});
         continue;
       }
       args.push_back(static_cast<int64_t>(arg.getArgNumber()));

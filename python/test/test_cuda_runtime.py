@@ -855,6 +855,22 @@ def test_tma_rows_not_16_byte_aligned_are_staged_in_a_padded_copy(tmp_path, fake
     assert drv.launches[0]["params"][1] == struct.pack("<Q", 0x7f0000400000)
 
 
+def test_tma_store_target_is_never_a_padded_copy(tmp_path, fake_torch):
+    # A tensor the kernel writes through TMA: a padded copy would take the
+    # writes, so rows that are not 16-byte aligned are an error.
+    d, meta = tma_bundle(tmp_path, store=True)
+    drv = FakeDriver(param_sizes=[128, 8])
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    x = FakeTorchTensor((256, 500), "float16", ptr=0x7f0000400000)
+    with pytest.raises(ValueError, match="'X' is written with TMA.*disable_tma=True"):
+        k(x)
+    assert drv.encodes == [] and drv.launches == []
+    # Aligned rows: the descriptor is the tensor's own.
+    k(FakeTorchTensor((256, 512), "float16", ptr=0x7f0000400000))
+    (enc,) = drv.encodes
+    assert enc["address"] == 0x7f0000400000 and enc["strides"] == [1024]
+
+
 def test_kernel_args_of_tma_descriptors():
     from tilemlir.jit import _kernel_args
     params = [{"name": "A", "kind": "tensor", "dtype": "float16", "shape": [64, 32]},
@@ -862,6 +878,11 @@ def test_kernel_args_of_tma_descriptors():
     args = _kernel_args(params, [{"tma": {"param": 0, "box": [64, 32], "swizzle": 128}}, 1])
     assert args[0] == {"kind": "tma", "param": 0, "box": [64, 32], "swizzle": 128}
     assert [a["kind"] for a in args[1:]] == ["ptr", "ptr", "const", "dim", "stride"]
+    # A descriptor the kernel stores through keeps its mark.
+    args = _kernel_args(params, [{"tma": {"param": 0, "box": [64, 32], "swizzle": 128,
+                                          "store": True}}])
+    assert args == [{"kind": "tma", "param": 0, "box": [64, 32], "swizzle": 128,
+                     "store": True}]
 
 
 def test_tma_descriptor_of_an_empty_tensor(tmp_path):

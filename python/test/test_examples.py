@@ -79,12 +79,15 @@ def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
     assert configs and all(c["thread_num"] == 2 * c["block_M"] and c["block_K"] == 64
                            for c in configs)
     assert {c["warp_specialize"] for c in configs} == {True, False}
+    # C's TMA store is tried on and off where there is a producer warpgroup.
+    assert {c["tma_store"] for c in configs if c["warp_specialize"]} == {True, False}
     assert all(c["num_stages"] * (c["block_M"] + c["block_N"]) * 128
                <= example.HOPPER_SHARED_BYTES for c in configs)
     monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
     kernel = tilemlir.compile(example.matmul(512, 512, 512, **configs[0]), out_idx=[-1],
                               target="cuda -arch=sm_90a")
     assert "wgmma.mma_async" in kernel.get_kernel_source()
+    assert configs[0]["tma_store"] and "stmatrix" in kernel.get_kernel_source()
     # With an SM count, warp-specialized configurations come persistent too.
     persistent = [c for c in example.get_configs(4096, 4096, 4096, hopper=True, num_sms=132)
                   if c["persistent"]]

@@ -677,7 +677,7 @@ whose second line is not indented."""
 
 # ------------------------------------------------------------- sm_90a GEMM
 
-def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16"):
+def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16", disable_tma=False):
     @T.prim_func
     def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
              C: T.Tensor((M, N), "float16")):
@@ -691,7 +691,7 @@ def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16"):
                 T.copy(A[by * 128, k * 64], A_s)
                 T.copy(B[k * 64, bx * 128], B_s)
                 T.gemm(A_s, B_s, C_l)
-            T.copy(C_l, C[by * 128, bx * 128])
+            T.copy(C_l, C[by * 128, bx * 128], disable_tma=disable_tma)
 
     return gemm
 
@@ -703,19 +703,43 @@ def test_sm90a_gemm_bundle_has_tma_descriptors_and_a_producer(tmp_path, monkeypa
     k = tilemlir.compile(hopper_gemm(512, 512, 256), out_idx=[2], target="cuda -arch=sm_90a")
     import json
     meta = json.loads((k.bundle_dir / "bundle.json").read_text())
-    tma = [a for a in meta["kernel_args"] if a["kind"] == "tma"]
+    tma = sorted((a for a in meta["kernel_args"] if a["kind"] == "tma"),
+                 key=lambda a: a["param"])
+    # A's and B's load boxes, and C's store box (C is written through it).
     assert tma == [{"kind": "tma", "param": 0, "box": [128, 64], "swizzle": 128},
-                   {"kind": "tma", "param": 1, "box": [64, 64], "swizzle": 128}]
+                   {"kind": "tma", "param": 1, "box": [64, 64], "swizzle": 128},
+                   {"kind": "tma", "param": 2, "box": [128, 64], "swizzle": 128,
+                    "store": True}]
     assert meta["block"] == [384, 1, 1]
     ptx = k.get_kernel_source()
     assert "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16" in ptx
-    assert "cp.async.bulk.tensor.2d" in ptx
+    assert "cp.async.bulk.tensor.2d.shared::cluster.global" in ptx
+    assert "stmatrix.sync.aligned.m8n8.x4.shared.b16" in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
     # warp_specialize=False: the same pipeline in the kernel's own threads.
     k = tilemlir.compile(hopper_gemm(512, 512, 256, warp_specialize=False), out_idx=[2],
                          target="cuda -arch=sm_90a")
     meta = json.loads((k.bundle_dir / "bundle.json").read_text())
     assert meta["block"] == [256, 1, 1]
     assert "setmaxnreg" not in k.get_kernel_source()
+
+
+def test_copy_disable_tma_keeps_the_store_from_tma(tmp_path, monkeypatch):
+    # T.copy(..., disable_tma=True): C leaves with st.global, and no store
+    # descriptor reaches the bundle.
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    k = tilemlir.compile(hopper_gemm(512, 512, 256, disable_tma=True), out_idx=[2],
+                         target="cuda -arch=sm_90a")
+    import json
+    meta = json.loads((k.bundle_dir / "bundle.json").read_text())
+    assert [a["param"] for a in meta["kernel_args"] if a["kind"] == "tma"] == [0, 1]
+    ptx = k.get_kernel_source()
+    assert "stmatrix" not in ptx and "st.global.v4.b32" in ptx
+
+
+def test_copy_disable_tma_must_be_a_bool():
+    with pytest.raises(tilemlir.TileCompileError, match="disable_tma must be True or False"):
+        tilemlir.compile(hopper_gemm(128, 128, 64, disable_tma=1), target="cpu")
 
 
 def test_pipelined_warp_specialize_must_be_a_bool():

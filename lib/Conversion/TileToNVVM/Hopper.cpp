@@ -31,10 +31,19 @@
 // wgmmas would make ptxas serialize them all; one per consumer warpgroup
 // where the loop does more than its wgmmas, so that the warpgroups drift
 // apart). setmaxnreg moves registers
-// from the producer to the consumers, and after the loop the accumulators
-// leave through the free stage buffers. Without it, thread 0 loads
+// from the producer to the consumers. Without it, thread 0 loads
 // iteration i + S - 1 after a block barrier at the end of iteration i and
 // every thread waits on the full barriers.
+//
+// After the loop the accumulators leave through shared memory: the free
+// stage buffers, or (once per tile of a persistent block, while the
+// producer already loads the next tile) a buffer of their own. Where C's
+// rows are 16-byte aligned (static row length) the consumers write
+// 128-byte-swizzled panels (stmatrix for 16-bit elements) and thread 0
+// stores them by TMA (cp.async.bulk.tensor shared::cta -> global), which
+// clips at the tensor's edges; otherwise they write a row-padded tile and
+// store it in 16-byte vectors. T.copy(..., disable_tma=True) keeps a copy
+// from TMA.
 //
 // TMA descriptors are kernel parameters (a CUtensorMap passed by value, a
 // grid constant): the function gets one `!llvm.ptr` argument per distinct
@@ -65,25 +74,25 @@ namespace {
 
 constexpr int64_t kPanelBytes = 128;
 
-/// A copy that TMA performs: a whole R x C shared buffer from a global
-/// tensor of rank 2 to 5 that is a function argument, the R rows along one
-/// dimension and the C columns along the innermost (the other dimensions
-/// of the copied region are 1: a [1, R, 1, C] slice of [b, s, h, d]).
-struct TmaLoad {
-  CopyOp copy;
-  BlockArgument source;
+/// A box that TMA moves between a global tensor of rank 2 to 5 (a function
+/// argument) and a whole R x C tile: the R rows along one dimension of the
+/// tensor and the C columns along the innermost (the other dimensions of
+/// the region are 1: a [1, R, 1, C] slice of [b, s, h, d]). In shared
+/// memory the tile is C * bytes / 128 panels of R rows of 128 bytes, each
+/// swizzled with the 128-byte pattern.
+struct TmaBox {
+  BlockArgument tensor;
   int64_t rows = 0, cols = 0, eltBytes = 0;
-  int64_t rowDim = 0; // the source dimension of the rows
-  int64_t offset = 0; // of the buffer within a stage
+  int64_t rowDim = 0; // the tensor dimension of the rows
   Value descriptor;   // the function argument carrying its CUtensorMap
-  /// The copy's source offsets (the copy itself is erased once its
-  /// buffer reads the stages).
-  SmallVector<OpFoldResult> sourceOffsets;
+  /// The offsets of the region in the tensor.
+  SmallVector<OpFoldResult> tensorOffsets;
 
   int64_t panels() const { return cols * eltBytes / kPanelBytes; }
   int64_t panelElements() const { return kPanelBytes / eltBytes; }
+  int64_t panelBytes() const { return rows * kPanelBytes; }
   int64_t bytes() const { return rows * cols * eltBytes; }
-  int64_t rank() const { return sourceOffsets.size(); }
+  int64_t rank() const { return tensorOffsets.size(); }
   /// The box of one panel, outermost dimension first.
   SmallVector<int64_t> box() const {
     SmallVector<int64_t> b(rank(), 1);
@@ -92,6 +101,47 @@ struct TmaLoad {
     return b;
   }
 };
+
+/// A global -> shared copy that TMA performs.
+struct TmaLoad : TmaBox {
+  CopyOp copy;
+  int64_t offset = 0; // of the buffer within a stage
+};
+
+/// The TMA box of `region` (`sizes` at `offsets`) of `global` for a tile
+/// of `tileType` (rank 2) and elements of `bits` bits, if TMA can move it.
+std::optional<TmaBox> tmaBoxOf(Value global, ArrayRef<OpFoldResult> offsets,
+                               ArrayRef<int64_t> sizes, MemRefType tileType,
+                               func::FuncOp func) {
+  auto tensor = dyn_cast<BlockArgument>(global);
+  if (!tensor || tensor.getOwner() != &func.getBody().front())
+    return std::nullopt;
+  auto type = cast<MemRefType>(global.getType());
+  Type elt = type.getElementType();
+  int64_t rank = type.getRank();
+  if (rank < 2 || rank > 5 || tileType.getRank() != 2 ||
+      !type.getLayout().isIdentity() || !elt.isIntOrFloat() ||
+      elt.getIntOrFloatBitWidth() % 8 != 0)
+    return std::nullopt;
+  TmaBox box;
+  box.tensor = tensor;
+  box.rows = tileType.getDimSize(0);
+  box.cols = tileType.getDimSize(1);
+  box.eltBytes = elt.getIntOrFloatBitWidth() / 8;
+  box.tensorOffsets = llvm::to_vector(offsets);
+  // The region: 1 everywhere but the rows' dimension and the innermost.
+  box.rowDim = rank - 2;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (sizes[d] != 1)
+      box.rowDim = d;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (sizes[d] != (d == box.rowDim ? box.rows : 1))
+      return std::nullopt;
+  if (sizes.back() != box.cols || box.rows < 1 || box.rows > 256 ||
+      (box.cols * box.eltBytes) % kPanelBytes != 0)
+    return std::nullopt;
+  return box;
+}
 
 Value i32Const(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
@@ -120,50 +170,51 @@ Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
 std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
                                  func::FuncOp func) {
   std::optional<Storage> dst = getStorage(copy.getTarget());
-  auto source = dyn_cast<BlockArgument>(copy.getSource());
-  if (!dst || dst->scope != Scope::Shared || copy.getPad() || !source ||
-      source.getOwner() != &func.getBody().front())
-    return std::nullopt;
-  MemRefType srcType = copy.getSource().getType();
   MemRefType dstType = copy.getTarget().getType();
-  Type elt = srcType.getElementType();
-  int64_t rank = srcType.getRank();
-  if (rank < 2 || rank > 5 || dstType.getRank() != 2 ||
-      !srcType.getLayout().isIdentity() || elt != dstType.getElementType() ||
-      !elt.isIntOrFloat())
-    return std::nullopt;
-  int64_t bits = elt.getIntOrFloatBitWidth();
-  if (bits != 8 && bits != 16)
-    return std::nullopt;
-  TmaLoad load;
-  load.copy = copy;
-  load.source = source;
-  load.rows = dstType.getDimSize(0);
-  load.cols = dstType.getDimSize(1);
-  load.eltBytes = bits / 8;
-  load.sourceOffsets = copy.getMixedSourceOffsets();
-  // The region: 1 everywhere but the rows' dimension and the innermost.
-  ArrayRef<int64_t> sizes = copy.getSourceSizes();
-  load.rowDim = rank - 2;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    if (sizes[d] != 1)
-      load.rowDim = d;
-  for (int64_t d = 0; d + 1 < rank; ++d)
-    if (sizes[d] != (d == load.rowDim ? load.rows : 1))
-      return std::nullopt;
-  if (sizes.back() != load.cols ||
+  Type elt = dstType.getElementType();
+  if (!dst || dst->scope != Scope::Shared || copy.getPad() ||
+      copy->hasAttr(kDisableTmaAttr) ||
+      elt != copy.getSource().getType().getElementType() ||
+      !elt.isIntOrFloat() ||
+      (elt.getIntOrFloatBitWidth() != 8 && elt.getIntOrFloatBitWidth() != 16) ||
       ArrayRef<int64_t>(copy.getTargetSizes()) != dstType.getShape() ||
       llvm::any_of(copy.getStaticTargetOffsets(),
-                   [](int64_t o) { return o != 0; }) ||
-      load.rows < 1 || load.rows > 256 ||
-      (load.cols * load.eltBytes) % kPanelBytes != 0)
+                   [](int64_t o) { return o != 0; }))
+    return std::nullopt;
+  std::optional<TmaBox> box =
+      tmaBoxOf(copy.getSource(), copy.getMixedSourceOffsets(),
+               copy.getSourceSizes(), dstType, func);
+  if (!box)
     return std::nullopt;
   auto kernel = copy->getParentOfType<KernelOp>();
   for (Value offset : copy.getSourceOffsets())
     if (loop ? !computableFrom(offset, loop, loop.getInductionVar())
              : !computableFrom(offset, kernel, {}))
       return std::nullopt;
+  TmaLoad load;
+  static_cast<TmaBox &>(load) = *box;
+  load.copy = copy;
   return load;
+}
+
+/// The TMA box through which `copy`, a store of a 16- or 32-bit wgmma
+/// accumulator tile (cast on the way) to global memory, can go: a tensor
+/// whose rows are 16-byte aligned (TMA's global strides), known when it is
+/// compiled. (Where the box sticks out of the tensor, TMA writes nothing.)
+std::optional<TmaBox> asTmaStore(CopyOp copy, func::FuncOp func) {
+  MemRefType fragType = copy.getSource().getType();
+  MemRefType target = copy.getTarget().getType();
+  Type elt = target.getElementType();
+  if (copy->hasAttr(kDisableTmaAttr) || !isGlobal(target) ||
+      fragType.getRank() != 2 || !elt.isIntOrFloat() ||
+      (elt.getIntOrFloatBitWidth() != 16 &&
+       elt.getIntOrFloatBitWidth() != 32) ||
+      ArrayRef<int64_t>(copy.getSourceSizes()) != fragType.getShape() ||
+      ShapedType::isDynamic(target.getShape().back()) ||
+      (target.getShape().back() * elt.getIntOrFloatBitWidth() / 8) % 16 != 0)
+    return std::nullopt;
+  return tmaBoxOf(copy.getTarget(), copy.getMixedTargetOffsets(),
+                  copy.getTargetSizes(), fragType, func);
 }
 
 /// True when A of `gemm` can be wgmma's register operand: a 16-bit
@@ -216,15 +267,21 @@ bool runsAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers) {
   return true;
 }
 
-/// The descriptor argument of `func` for TMA loads of `load`'s box from its
-/// source, added on first use.
-Value getDescriptorArgument(func::FuncOp func, TmaLoad &load) {
+/// The descriptor argument of `func` for TMA copies of `box` from its
+/// tensor (or, with `store`, to it), added on first use. A store's
+/// descriptor is marked: the launcher cannot hand TMA a padded copy of a
+/// tensor it writes.
+Value getDescriptorArgument(func::FuncOp func, const TmaBox &box,
+                            bool store = false) {
   MLIRContext *ctx = func.getContext();
   Builder b(ctx);
-  auto info = b.getDictionaryAttr(
-      {b.getNamedAttr("param", b.getI64IntegerAttr(load.source.getArgNumber())),
-       b.getNamedAttr("box", b.getDenseI64ArrayAttr(load.box())),
-       b.getNamedAttr("swizzle", b.getI64IntegerAttr(kPanelBytes))});
+  SmallVector<NamedAttribute> fields = {
+      b.getNamedAttr("param", b.getI64IntegerAttr(box.tensor.getArgNumber())),
+      b.getNamedAttr("box", b.getDenseI64ArrayAttr(box.box())),
+      b.getNamedAttr("swizzle", b.getI64IntegerAttr(kPanelBytes))};
+  if (store)
+    fields.push_back(b.getNamedAttr("store", b.getBoolAttr(true)));
+  auto info = b.getDictionaryAttr(fields);
   for (BlockArgument arg : func.getArguments())
     if (func.getArgAttr(arg.getArgNumber(), kTmaArgAttr) == info)
       return arg;
@@ -401,7 +458,7 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
     if (!computableFrom(v, kernel, {}))
       return false;
   for (const TmaLoad &load : loads)
-    for (OpFoldResult ofr : load.sourceOffsets)
+    for (OpFoldResult ofr : load.tensorOffsets)
       if (auto v = dyn_cast<Value>(ofr); v && !computableFrom(v, kernel, ivs))
         return false;
   return true;
@@ -478,6 +535,179 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
 }
 
 
+/// `copy`, a store of the wgmma accumulator `acc` to global memory, by TMA
+/// through `slots` panel buffers at shared address `slotBase` (1024-byte
+/// aligned): in rounds of `slots` panels, every consumer thread writes its
+/// registers of a round's panels into them (stmatrix for 16-bit elements,
+/// pair stores for 32-bit), in the 128-byte-swizzled layout, then thread 0
+/// issues one TMA store per panel. Before a round writes the slots, the
+/// stores that read them (an earlier round's, or an earlier tile's) have
+/// read them; thread 0 waits for its stores before the kernel ends (see
+/// waitForTmaStores).
+void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
+                     const Storage &acc, Value slotBase, int64_t slots) {
+  MLIRContext *ctx = copy.getContext();
+  Location loc = copy.getLoc();
+  auto func = copy->getParentOfType<func::FuncOp>();
+  box.descriptor = getDescriptorArgument(func, box, /*store=*/true);
+  rewriter.setInsertionPoint(copy);
+  Type elt = copy.getTarget().getType().getElementType();
+  int64_t bits = elt.getIntOrFloatBitWidth();
+  FragmentLayoutAttr layout = acc.layout;
+  Value tid = threadId(rewriter, loc);
+  Value lane =
+      arith::RemUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32));
+  // Warp w holds rows 16w .. 16w + 15 (the wgmma partition); every lane
+  // holds its elements in the registers that lane 0 of warp 0 holds its in.
+  Value warpRow = arith::MulIOp::create(
+      rewriter, loc,
+      arith::DivUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32)),
+      indexConst(rewriter, loc, 16));
+  auto reg = [&](int64_t row, int64_t col) {
+    return layout.apply({row, col}).second;
+  };
+  auto element = [&](OpBuilder &b, Location l, int64_t r) {
+    Value v = memref::LoadOp::create(b, l, acc.memref,
+                                     ValueRange{indexConst(b, l, r)});
+    return convertElements(b, l, v, elt);
+  };
+  auto pair = [&](OpBuilder &b, Location l, int64_t row, int64_t col) {
+    return vector::FromElementsOp::create(
+        b, l, VectorType::get({2}, elt),
+        ValueRange{element(b, l, reg(row, col)),
+                   element(b, l, reg(row, col + 1))});
+  };
+  // The shared address of 16-byte chunk `chunk` of row `row` of the panel
+  // at `panel` (128-byte swizzle: the chunk XOR the row mod 8).
+  auto chunkAddress = [&](OpBuilder &b, Location l, Value panel, Value row,
+                          Value chunk) {
+    Value swizzled = arith::XOrIOp::create(
+        b, l, chunk, arith::RemUIOp::create(b, l, row, indexConst(b, l, 8)));
+    return arith::AddIOp::create(
+        b, l, panel,
+        arith::AddIOp::create(
+            b, l, arith::MulIOp::create(b, l, row, indexConst(b, l, 128)),
+            arith::MulIOp::create(b, l, swizzled, indexConst(b, l, 16))));
+  };
+  auto leaderDoes = [&](function_ref<void(OpBuilder &, Location)> body) {
+    Value isLeader = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, tid,
+        indexConst(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+      body(b, l);
+      scf::YieldOp::create(b, l);
+    });
+  };
+
+  for (int64_t first = 0; first < box.panels(); first += slots) {
+    int64_t last = std::min(first + slots, box.panels());
+    leaderDoes([&](OpBuilder &b, Location l) {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, l, 0, rewriter.getUnitAttr());
+    });
+    barrier(rewriter, loc);
+    for (int64_t p = first; p < last; ++p) {
+      Value panel = addIndex(rewriter, loc, slotBase,
+                             (p - first) * box.panelBytes());
+      int64_t col0 = p * box.panelElements();
+      if (bits == 16) {
+        // stmatrix.x4 per 16 x 16 block of the warp's rows: lanes 8i ..
+        // 8i + 7 give the rows of matrix i (rows +0 / +8, columns +0 / +8),
+        // each lane's registers its pairs of the four.
+        Value row = arith::AddIOp::create(
+            rewriter, loc, warpRow,
+            arith::AddIOp::create(
+                rewriter, loc,
+                arith::RemUIOp::create(rewriter, loc, lane,
+                                       indexConst(rewriter, loc, 8)),
+                arith::MulIOp::create(
+                    rewriter, loc,
+                    arith::RemUIOp::create(
+                        rewriter, loc,
+                        arith::DivUIOp::create(rewriter, loc, lane,
+                                               indexConst(rewriter, loc, 8)),
+                        indexConst(rewriter, loc, 2)),
+                    indexConst(rewriter, loc, 8))));
+        Value half =
+            arith::DivUIOp::create(rewriter, loc, lane,
+                                   indexConst(rewriter, loc, 16));
+        for (int64_t j = 0; j < box.panelElements() / 16; ++j) {
+          int64_t col = col0 + 16 * j;
+          SmallVector<Value> words;
+          for (auto [dr, dc] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0},
+                                {0, 8}, {8, 8}})
+            words.push_back(LLVM::BitcastOp::create(
+                rewriter, loc, rewriter.getI32Type(),
+                pair(rewriter, loc, dr, col + dc)));
+          Value chunk = addIndex(rewriter, loc, half, 2 * j);
+          NVVM::StMatrixOp::create(
+              rewriter, loc,
+              sharedPtr(rewriter, loc,
+                        chunkAddress(rewriter, loc, panel, row, chunk)),
+              words, NVVM::MMALayout::row,
+              NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+              NVVM::LdStMatrixEltType::B16);
+        }
+      } else {
+        // 32-bit elements: each pair (8 bytes) on its own.
+        Value quad = arith::RemUIOp::create(rewriter, loc, lane,
+                                            indexConst(rewriter, loc, 4));
+        Value laneRow = arith::AddIOp::create(
+            rewriter, loc, warpRow,
+            arith::DivUIOp::create(rewriter, loc, lane,
+                                   indexConst(rewriter, loc, 4)));
+        Value inChunk = arith::MulIOp::create(
+            rewriter, loc,
+            arith::RemUIOp::create(rewriter, loc, quad,
+                                   indexConst(rewriter, loc, 2)),
+            indexConst(rewriter, loc, 8));
+        Value chunkOfQuad = arith::DivUIOp::create(
+            rewriter, loc, quad, indexConst(rewriter, loc, 2));
+        for (int64_t n = 0; n < box.panelElements() / 8; ++n)
+          for (int64_t dr : {0, 8}) {
+            Value row = addIndex(rewriter, loc, laneRow, dr);
+            Value address = arith::AddIOp::create(
+                rewriter, loc,
+                chunkAddress(rewriter, loc, panel, row,
+                             addIndex(rewriter, loc, chunkOfQuad, 2 * n)),
+                inChunk);
+            LLVM::StoreOp::create(rewriter, loc,
+                                  pair(rewriter, loc, dr, col0 + 8 * n),
+                                  sharedPtr(rewriter, loc, address),
+                                  /*alignment=*/8);
+          }
+      }
+    }
+    // The writes, visible to TMA (the async proxy) once all are done.
+    NVVM::FenceProxyOp::create(
+        rewriter, loc, NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+    barrier(rewriter, loc);
+    leaderDoes([&](OpBuilder &b, Location l) {
+      for (int64_t p = first; p < last; ++p) {
+        SmallVector<Value> coords;
+        for (int64_t d = box.rank() - 1; d >= 0; --d) {
+          OpFoldResult ofr = box.tensorOffsets[d];
+          Value offset = isa<Value>(ofr)
+                             ? cast<Value>(ofr)
+                             : indexConst(b, l, *getConstantIntValue(ofr));
+          coords.push_back(toI32(
+              b, l,
+              d + 1 == box.rank()
+                  ? addIndex(b, l, offset, p * box.panelElements())
+                  : offset));
+        }
+        NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+            b, l, box.descriptor,
+            sharedPtr(b, l, addIndex(b, l, slotBase,
+                                     (p - first) * box.panelBytes())),
+            coords, Value(), NVVM::TMAStoreMode::TILE, Value());
+      }
+      NVVM::CpAsyncBulkCommitGroupOp::create(b, l);
+    });
+  }
+  rewriter.eraseOp(copy);
+}
+
 /// Issues the TMA loads of `load`'s panels at source `offsets` into the
 /// buffer at shared address `dst`, completing on mbarrier `bar`.
 void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
@@ -541,7 +771,7 @@ struct TmaRing {
   int64_t handoffGroups = 1;
   /// The loop that runs `loop` once per tile of a persistent block (see
   /// tileLoopOf), if any: the ring's iterations continue across its runs.
-  scf::ForOp tiles;
+  scf::ForOp tiles = {};
 
   /// Arms the resident barrier and loads the resident buffers (one
   /// thread). `valueAt` gives a value of the kernel where this runs.
@@ -560,7 +790,7 @@ struct TmaRing {
         b.getBoolAttr(false), Value());
     for (const TmaLoad &load : resident) {
       SmallVector<Value> offsets;
-      for (OpFoldResult ofr : load.sourceOffsets) {
+      for (OpFoldResult ofr : load.tensorOffsets) {
         if (auto v = dyn_cast<Value>(ofr))
           offsets.push_back(valueAt(v));
         else
@@ -603,7 +833,7 @@ struct TmaRing {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), iv);
       SmallVector<Value> offsets;
-      for (OpFoldResult ofr : load.sourceOffsets) {
+      for (OpFoldResult ofr : load.tensorOffsets) {
         if (auto v = dyn_cast<Value>(ofr))
           offsets.push_back(valueAt(v, mapping));
         else
@@ -1101,20 +1331,46 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   int64_t emptyOffset = fullOffset + numStages * 8;
   int64_t residentBarrierOffset = emptyOffset + (specialize ? numStages * 8 : 0);
   int64_t regionEnd = residentBarrierOffset + (resident.empty() ? 0 : 8);
+  // The accumulators' stores to global memory after the loop: by TMA
+  // where TMA can store every one of them.
+  SmallVector<std::pair<CopyOp, TmaBox>> tmaStores;
+  bool allTma = specialize;
+  for (GemmOp gemm : wgmmas)
+    for (Operation *user : gemm.getC().getUsers()) {
+      if (!allTma || !stagedEpilogueBytes(loop, gemm.getC(), user))
+        continue;
+      std::optional<TmaBox> box = asTmaStore(cast<CopyOp>(user), func);
+      allTma = box.has_value();
+      if (box)
+        tmaStores.push_back({cast<CopyOp>(user), *box});
+    }
+  if (!allTma)
+    tmaStores.clear();
   // Per tile, the accumulators' epilogue needs a buffer of its own (the
-  // stages hold the next tile's loads), where it fits.
+  // stages hold the next tile's loads), where it fits: for TMA stores, as
+  // many panels as fit (rounds of them take turns).
   int64_t epilogueOffset = 0, epilogueBytes = 0;
   if (tiles) {
-    for (GemmOp gemm : wgmmas)
-      for (Operation *user : gemm.getC().getUsers())
-        epilogueBytes = std::max(
-            epilogueBytes, stagedEpilogueBytes(loop, gemm.getC(), user));
-    epilogueOffset = llvm::alignTo(regionEnd, kSharedAlignment);
-    if (regionOffset + kSwizzleAtomBytes + epilogueOffset + epilogueBytes <=
-        sharedLimit)
-      regionEnd = epilogueOffset + epilogueBytes;
-    else
+    // (TMA reads 128-byte-swizzled panels from 1024-byte aligned buffers.)
+    epilogueOffset = llvm::alignTo(
+        regionEnd, tmaStores.empty() ? kSharedAlignment : kSwizzleAtomBytes);
+    int64_t room =
+        sharedLimit - (regionOffset + kSwizzleAtomBytes + epilogueOffset);
+    for (auto &[copy, box] : tmaStores)
+      epilogueBytes = std::max(
+          epilogueBytes,
+          std::min(box.panels(), std::max<int64_t>(room, 0) /
+                                     box.panelBytes()) *
+              box.panelBytes());
+    if (tmaStores.empty())
+      for (GemmOp gemm : wgmmas)
+        for (Operation *user : gemm.getC().getUsers())
+          epilogueBytes = std::max(
+              epilogueBytes, stagedEpilogueBytes(loop, gemm.getC(), user));
+    if (epilogueBytes > room)
       epilogueBytes = 0;
+    if (epilogueBytes > 0)
+      regionEnd = epilogueOffset + epilogueBytes;
   }
   sharedBytes = regionOffset + kSwizzleAtomBytes + regionEnd;
 
@@ -1338,20 +1594,34 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       scf::YieldOp::create(b, l);
     });
   }
-  if (tiles) {
-    // The next tile's loads may be in the stages already: the
-    // accumulators go through a buffer of their own.
-    if (epilogueBytes > 0)
-      for (GemmOp gemm : wgmmas)
-        stageEpilogue(rewriter, loop, gemm.getC(), smemBase,
-                      addIndex(rewriter, loc, region, epilogueOffset),
-                      epilogueBytes);
-  } else {
-    // Once the loop is done, the stage buffers are free (every load was
-    // consumed): accumulators stored to global memory go through them.
+  // The stores' shared buffer: per tile one of their own (the next tile's
+  // loads may be in the stages already); otherwise the stage buffers, free
+  // once the loop is done (every load was consumed).
+  Value epilogue = tiles ? addIndex(rewriter, loc, region, epilogueOffset)
+                         : region;
+  int64_t epilogueRoom = tiles ? epilogueBytes : numStages * stageBytes;
+  if (!tmaStores.empty() &&
+      llvm::all_of(tmaStores, [&](auto &store) {
+        return store.second.panelBytes() <= epilogueRoom;
+      })) {
+    for (auto &[copy, box] : tmaStores)
+      storeThroughTma(rewriter, copy, box, *getStorage(copy.getSource()),
+                      epilogue,
+                      std::min(box.panels(), epilogueRoom / box.panelBytes()));
+    // Thread 0 waits until its stores have read shared memory before the
+    // block may exit.
+    rewriter.setInsertionPoint(kernelBody.getTerminator());
+    Value isLeader = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+        indexConst(rewriter, loc, 0));
+    scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
+      NVVM::CpAsyncBulkWaitGroupOp::create(b, l, 0, b.getUnitAttr());
+      scf::YieldOp::create(b, l);
+    });
+  } else if (epilogueRoom > 0) {
     for (GemmOp gemm : wgmmas)
-      stageEpilogue(rewriter, loop, gemm.getC(), smemBase, region,
-                    numStages * stageBytes);
+      stageEpilogue(rewriter, loop, gemm.getC(), smemBase, epilogue,
+                    epilogueRoom);
   }
 
   addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);

@@ -44,6 +44,10 @@ constexpr StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
 /// On the function argument that carries a TMA descriptor (a CUtensorMap
 /// the launcher builds): {param, box, swizzle}.
 constexpr StringLiteral kTmaArgAttr = "tile.tma";
+/// On a tile.copy (T.copy(..., disable_tma=True)): TMA does not perform it
+/// (a load stays a cp.async or plain load, an accumulator store goes out
+/// with st.global).
+constexpr StringLiteral kDisableTmaAttr = "tile.disable_tma";
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpgroupSize = 128;

@@ -231,8 +231,8 @@ def _compiler_id():
 def _kernel_args(params, host_args):
     """The kernel's parameters (the memref descriptor convention: allocated
     and aligned pointers, offset, sizes, strides) from the host arguments it
-    takes; {"tma": {param, box, swizzle}} entries are TMA descriptors of a
-    tensor parameter."""
+    takes; {"tma": {param, box, swizzle[, store]}} entries are TMA
+    descriptors of a tensor parameter (that the kernel writes, with store)."""
     out = []
     for i in host_args:
         if isinstance(i, dict):
@@ -240,6 +240,8 @@ def _kernel_args(params, host_args):
             t = i["tma"]
             out.append({"kind": "tma", "param": t["param"], "box": t["box"],
                         "swizzle": t["swizzle"]})
+            if t.get("store"):
+                out[-1]["store"] = True
             continue
         p = params[i]
         if p["kind"] == "scalar":

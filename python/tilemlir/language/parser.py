@@ -1237,6 +1237,10 @@ class Translator:
         if a["pad_value"] is not None:
             pv = a["pad_value"]
             attrs.append(f"pad = {float(pv) if sbuf.dtype.is_float else int(pv)!r} : {sbuf.dtype.mlir}")
+        if not isinstance(a["disable_tma"], bool):
+            raise self.error("disable_tma must be True or False", node)
+        if a["disable_tma"]:
+            attrs.append("tile.disable_tma")
         text = (f"tile.copy {sbuf.ssa}{self._offsets_text(soff, node)} [{', '.join(map(str, ssz))}]"
                 f" to {dbuf.ssa}{self._offsets_text(doff, node)} [{', '.join(map(str, dsz))}]")
         if attrs:

@@ -17,7 +17,9 @@ A CUDA bundle's `bundle.json` has:
         {"kind": "scalar", "param": i, "dtype": t}   scalar i as type t
         {"kind": "const", "value": v}                i64 constant (a memref offset)
         {"kind": "tma", "param": i, "box": [...], "swizzle": 0|32|64|128,
-         "elem_dtype": t}                            a CUtensorMap, by value
+         "elem_dtype": t, "store": bool}             a CUtensorMap, by value
+                                                     (store: the kernel writes
+                                                     tensor i through it)
     "grid": ["(N + 127) // 128", ...] (1 to 3 expressions), "block": [x, y, z],
     "shared_bytes": dynamic shared memory, optional "cluster": [x, y, z].
 
@@ -730,14 +732,15 @@ def _check_tensor_map(d, ptr, shape, strides, box, estr, swizzle, l2, oob, name)
             raise ValueError(f"{where}: element stride {e} of dimension {i} is not in [1, 8]")
 
 
-def _tma_source(v, item, name):
+def _tma_source(v, item, name, store=False):
     """(address, shape, byte strides, copy) that a TMA descriptor of tensor
     `v` reads: the tensor itself when its base and row strides are multiples
     of 16 bytes (what TMA requires), else a copy with each row padded to 16
     bytes (made with torch on its current stream, kept until the launch is
     enqueued). The descriptor keeps the tensor's own shape, so the padding
     is never read. An empty tensor (K = 0, say) is never read either, but
-    its descriptor still needs sizes >= 1 and valid strides."""
+    its descriptor still needs sizes >= 1 and valid strides. A tensor that
+    the kernel writes through TMA (`store`) cannot be a copy."""
     strides = [s * item for s in v.strides]
     if 0 in v.shape:
         rank = len(strides)
@@ -745,6 +748,11 @@ def _tma_source(v, item, name):
                 [16 * (rank - 1 - i) or item for i in range(rank)], None)
     if v.ptr % 16 == 0 and all(s % 16 == 0 for s in strides[:-1]):
         return v.ptr, v.shape, strides, None
+    if store:
+        raise ValueError(f"argument '{name}' is written with TMA, which needs a 16-byte "
+                         f"aligned base and rows that are multiples of 16 bytes (shape "
+                         f"{v.shape}, byte strides {strides}, address {v.ptr:#x}); pass such "
+                         "a tensor, or compile its store with T.copy(..., disable_tma=True)")
     torch = sys.modules.get("torch")
     if torch is None or not isinstance(v.obj, torch.Tensor):
         raise ValueError(f"argument '{name}' is read with TMA, which needs a 16-byte aligned "
@@ -953,6 +961,7 @@ class CudaKernel:
                     raise ValueError(f"{where}: kernel argument {i}: swizzle must be 0, 32, 64 "
                                      f"or 128, got {a['swizzle']!r}")
                 a["l2_promotion"] = int(a.get("l2_promotion", 128))
+                a["store"] = bool(a.get("store", False))
                 a["oob_fill"] = str(a.get("oob_fill", "none")).lower()
         elif kind == "scalar":
             if p["kind"] != "scalar":
@@ -1052,7 +1061,8 @@ class CudaKernel:
                 out.append(pack_scalar(a["dtype"], v, p["name"]))
             else:   # tma
                 item = a["elem"].itemsize
-                ptr, shape, strides, copy = _tma_source(v, item, p["name"])
+                ptr, shape, strides, copy = _tma_source(v, item, p["name"],
+                                                        store=a.get("store", False))
                 tmap = encode_tensor_map(
                     ptr, a["elem"].name, shape, strides, a["box"],
                     element_strides=a["element_strides"], swizzle=a["swizzle"],
