@@ -126,6 +126,20 @@ EPILOGUE_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
                    (16384, 4096, 4096), (128, 4096, 4096), (4096, 11008, 4096)]
 
 
+# --cluster: one block per tile in thread-block clusters of 2 along x (the
+# two blocks multicast their A tile) or y (B), against no cluster, at these
+# shapes in fp16 and bf16, plus correctness-only shapes (grids rounded up to
+# whole clusters, transposed operands, fp8).
+CLUSTER_SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192),
+                  (16384, 4096, 4096), (4096, 11008, 4096), (1024, 4096, 4096)]
+CLUSTER_ODD = [(4095, 4097, 1000, False, False, "float16"),
+               (1000, 520, 264, True, True, "float16"),
+               (1000, 520, 264, False, True, "bfloat16"),
+               (777, 1000, 392, False, True, "float8_e4m3"),
+               (17, 72, 24, False, False, "float16")]
+CLUSTERS = [(2, 1), (1, 2)]
+
+
 def build(args):
     sys.path.insert(0, str(HERE / "gpu"))
     import kernels
@@ -147,6 +161,14 @@ def build(args):
         jobs += [(m, n, k, False, False, dt, None, True, True, args.panel, "_st0",
                   (*hopper_config(m, n, k, dt), 0, False))
                  for dt in ("float16", "bfloat16") for m, n, k in EPILOGUE_SHAPES]
+    if args.cluster:
+        jobs += [(m, n, k, False, False, dt, None, True, True, args.panel, f"_cl{cx}x{cy}",
+                  (*hopper_config(m, n, k, dt), 0, True, (cx, cy)))
+                 for dt in ("float16", "bfloat16") for m, n, k in CLUSTER_SHAPES
+                 for cx, cy in CLUSTERS]
+        jobs += [(m, n, k, ta, tb, dt, None, False, True, args.panel, f"_cl{cx}x{cy}",
+                  (*hopper_config(m, n, k, dt), 0, True, (cx, cy)))
+                 for m, n, k, ta, tb, dt in CLUSTER_ODD for cx, cy in CLUSTERS]
     if args.persistent:
         def tag(cfg):
             return f"_c{cfg[0]}x{cfg[1]}x{cfg[2]}t{cfg[3]}s{cfg[4]}p{cfg[5]}"
@@ -158,7 +180,7 @@ def build(args):
     for m, n, k, ta, tb, dtype, out_dtype, timed, ws, panel, suffix, *fixed in jobs:
         bm, bn, bk, threads, stages, *extra = (fixed[0] if fixed
                                                else hopper_config(m, n, k, dtype))
-        blocks, tma_store = (list(extra) + [0, True][len(extra):])[:2]
+        blocks, tma_store, cluster = (list(extra) + [0, True, None][len(extra):])[:3]
         out_dtype = out_dtype or ("bfloat16" if dtype == "float8_e4m3" else dtype)
         name = f"{dtype}_{m}x{n}x{k}_{'t' if ta else 'n'}{'t' if tb else 'n'}{suffix}"
         if out_dtype not in (dtype, "bfloat16"):
@@ -169,14 +191,14 @@ def build(args):
         prim = kernels.gemm(m, n, k, block_M=bm, block_N=bn, block_K=bk, threads=threads,
                             num_stages=stages, dtype=dtype, trans_A=ta, trans_B=tb,
                             out_dtype=out_dtype, swizzle_panel=panel, warp_specialize=ws,
-                            persistent=blocks, tma_store=tma_store)
+                            persistent=blocks, tma_store=tma_store, cluster=cluster)
         kernel = tilemlir.compile(prim, out_idx=[2], target=f"cuda -arch={args.arch}")
         seconds = time.perf_counter() - start
         shutil.copytree(kernel.bundle_dir, out / name)
         index.append({"name": name, "M": m, "N": n, "K": k, "trans_A": ta, "trans_B": tb,
                       "dtype": dtype, "out_dtype": out_dtype, "timed": timed,
                       "config": [bm, bn, bk, threads, stages, int(ws), panel or 0, blocks,
-                                 int(tma_store)],
+                                 int(tma_store), list(cluster or (1, 1))],
                       "arch": args.arch,
                       "compile_s": round(seconds, 3)})
         print(f"{name:40s} {bm}x{bn}x{bk} t{threads} s{stages} p{blocks}: "
@@ -307,7 +329,8 @@ def run(args):
         cfg = e["config"]
         line += "  " + "x".join(map(str, cfg[:3])) + f" t{cfg[3]} s{cfg[4]} ws{cfg[5]} sw{cfg[6]}" \
             + (f" p{cfg[7]}" if len(cfg) > 7 and cfg[7] else "") \
-            + (" st0" if len(cfg) > 8 and not cfg[8] else "")
+            + (" st0" if len(cfg) > 8 and not cfg[8] else "") \
+            + (f" cl{cfg[9][0]}x{cfg[9][1]}" if len(cfg) > 9 and cfg[9] != [1, 1] else "")
         print(line, flush=True)
     for label, dts in (("fp16/bf16", ("float16", "bfloat16")), ("fp8", ("float8_e4m3",))):
         rs = [r for e, r in ratios if e["dtype"] in dts]
@@ -338,6 +361,9 @@ def main():
     b.add_argument("--persistent", action="store_true",
                    help="also compile PERSIST_CONFIGS (persistent blocks against one block "
                         "per tile) at PERSIST_SHAPES, and odd shapes")
+    b.add_argument("--cluster", action="store_true",
+                   help="also compile CLUSTERS (TMA multicast) at CLUSTER_SHAPES and "
+                        "CLUSTER_ODD")
     b.add_argument("--epilogue", action="store_true",
                    help="also compile the store of C without TMA at EPILOGUE_SHAPES")
     b.add_argument("--sweep", action="store_true",

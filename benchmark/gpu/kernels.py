@@ -5,11 +5,20 @@ import tilemlir.language as T
 
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
          dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None,
-         swizzle_panel=None, warp_specialize=True, persistent=None, tma_store=True):
+         swizzle_panel=None, warp_specialize=True, persistent=None, tma_store=True,
+         cluster=None):
     """C = op(A) op(B). With `persistent` = a block count (the SMs), that
     many blocks walk the output tiles (T.Persistent, in groups of
-    `swizzle_panel` or 8 rows of tiles); otherwise one block per tile.
+    `swizzle_panel` or 8 rows of tiles); otherwise one block per tile, in
+    thread-block clusters of `cluster` = (x, y) blocks if given (the grid
+    rounded up to whole clusters; on sm_90a the blocks of a cluster multicast
+    the operand they share: A for (2, 1), B for (1, 2)).
     `tma_store=False` keeps C's store from TMA (disable_tma)."""
+    if persistent and cluster:
+        raise ValueError("persistent blocks in clusters are not supported")
+    cx, cy = cluster or (1, 1)
+    grid_x = -(-(-(-N // block_N)) // cx) * cx
+    grid_y = -(-(-(-M // block_M)) // cy) * cy
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
@@ -47,7 +56,7 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
     @T.prim_func
     def gemm_kernel(A: T.Tensor(A_shape, dtype), B: T.Tensor(B_shape, dtype),
                     C: T.Tensor((M, N), out_dtype or dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+        with T.Kernel(grid_x, grid_y, threads=threads, cluster_dims=cluster) as (bx, by):
             A_shared = T.alloc_shared(A_tile, dtype)
             B_shared = T.alloc_shared(B_tile, dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
@@ -102,7 +111,7 @@ def gemm_rowmax(M, N, K, block_M=64, block_N=64, block_K=32, threads=256, dtype=
     @T.prim_func
     def gemm_rowmax_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
                            R: T.Tensor((T.ceildiv(N, block_N), M), "float")):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+        with T.Kernel(grid_x, grid_y, threads=threads, cluster_dims=cluster) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), "float")
@@ -129,7 +138,7 @@ def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="f
     def gemm_sp_kernel(A_sparse: T.Tensor((M, K // 2), dtype),
                        E: T.Tensor((M, K // e_factor), "int16"),
                        B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+        with T.Kernel(grid_x, grid_y, threads=threads, cluster_dims=cluster) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K // 2), dtype)
             E_shared = T.alloc_shared((block_M, block_K // e_factor), "int16")
             B_shared = T.alloc_shared((block_K, block_N), dtype)

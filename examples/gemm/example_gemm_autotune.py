@@ -1,5 +1,6 @@
 """GEMM autotuned over tile shapes, pipeline depth, rasterization and, on
-Hopper, warp specialization, persistent blocks and the TMA store of C.
+Hopper, warp specialization, persistent blocks, thread-block clusters with
+TMA multicast and the TMA store of C.
 
 On sm_90a a gemm runs as wgmma when the block has one warpgroup (128
 threads) per 64 rows of the tile and its pipelined copies load whole
@@ -8,7 +9,9 @@ thread_num = 2 * block_M and try the producer warpgroup on and off
 (T.Pipelined(warp_specialize=...)), the L2 block order (T.use_swizzle)
 and persistent blocks (one per SM walking the tiles with T.Persistent,
 whose producer warpgroup loads the next tile while the consumers store
-this one). With a producer warpgroup C leaves through shared memory with
+this one) or clusters of two blocks (cluster_dims; the two blocks load the
+A tile they share, (2, 1), or the B tile, (1, 2), once for both: TMA
+multicast). With a producer warpgroup C leaves through shared memory with
 stmatrix and TMA stores, or (disable_tma) with 16-byte st.global.
 Elsewhere the search is over the mma.sync tiles.
 """
@@ -34,9 +37,9 @@ def device_sms():
 
 
 def get_configs(M, N, K, hopper=False, num_sms=None):
-    """The search space. On Hopper, `num_sms` (default: the GPU's) adds
-    persistent variants of the warp-specialized configurations, which also
-    try C's store without TMA."""
+    """The search space. The warp-specialized Hopper configurations also
+    come in clusters of two blocks, with C's store without TMA and, given
+    `num_sms` (default: the GPU's), as persistent blocks."""
     configs = []
     if hopper:
         num_sms = num_sms or device_sms()
@@ -46,14 +49,19 @@ def get_configs(M, N, K, hopper=False, num_sms=None):
             stage_bytes = (block_M + block_N) * 64 * 2
             if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
                 continue
-            for persistent, tma_store in itertools.product(
-                    [0, num_sms] if num_sms and warp_specialize else [0],
-                    [True, False] if warp_specialize else [True]):
-                configs.append(dict(block_M=block_M, block_N=block_N, block_K=64,
-                                    num_stages=num_stages, thread_num=2 * block_M,
-                                    warp_specialize=warp_specialize,
-                                    enable_rasterization=enable_rasterization,
-                                    persistent=persistent, tma_store=tma_store))
+            variants = [dict()]
+            if warp_specialize:
+                variants += [dict(tma_store=False), dict(cluster=(2, 1)), dict(cluster=(1, 2))]
+                if num_sms:
+                    variants += [dict(persistent=num_sms),
+                                 dict(persistent=num_sms, tma_store=False)]
+            for variant in variants:
+                configs.append(dict(dict(block_M=block_M, block_N=block_N, block_K=64,
+                                         num_stages=num_stages, thread_num=2 * block_M,
+                                         warp_specialize=warp_specialize,
+                                         enable_rasterization=enable_rasterization,
+                                         persistent=0, tma_store=True, cluster=None),
+                                    **variant))
         return configs
     for block_M, block_N, block_K, num_stages, enable_rasterization in itertools.product(
             [64, 128], [64, 128], [32, 64], [2, 3], [True, False]):
@@ -68,7 +76,7 @@ def ref_program(A, B):
 
 def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_num=128,
            enable_rasterization=True, warp_specialize=True, persistent=0, tma_store=True,
-           dtype="float16", accum_dtype="float"):
+           cluster=None, dtype="float16", accum_dtype="float"):
 
     @T.macro
     def output_tile(A, B, C, A_shared, B_shared, C_local, bx, by):
@@ -79,6 +87,12 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
             T.copy(B[k * block_K, bx * block_N], B_shared)
             T.gemm(A_shared, B_shared, C_local)
         T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
+
+    # In clusters the grid is whole clusters (the tiles past the edges
+    # store nothing).
+    cx, cy = cluster or (1, 1)
+    grid_x = T.ceildiv(T.ceildiv(N, block_N), cx) * cx
+    grid_y = T.ceildiv(T.ceildiv(M, block_M), cy) * cy
 
     if persistent:
         @T.prim_func
@@ -104,7 +118,7 @@ def matmul(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, thread_n
             B: T.Tensor((K, N), dtype),
             C: T.Tensor((M, N), dtype),
     ):
-        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=thread_num) as (bx, by):
+        with T.Kernel(grid_x, grid_y, threads=thread_num, cluster_dims=cluster) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)

@@ -88,6 +88,12 @@ def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
                               target="cuda -arch=sm_90a")
     assert "wgmma.mma_async" in kernel.get_kernel_source()
     assert configs[0]["tma_store"] and "stmatrix" in kernel.get_kernel_source()
+    # Clusters of two blocks, which multicast the tile they share.
+    assert {c["cluster"] for c in configs} == {None, (2, 1), (1, 2)}
+    clustered = next(c for c in configs if c["cluster"] == (1, 2))
+    kernel = tilemlir.compile(example.matmul(512, 512, 512, **clustered), out_idx=[-1],
+                              target="cuda -arch=sm_90a")
+    assert "multicast::cluster" in kernel.get_kernel_source()
     # With an SM count, warp-specialized configurations come persistent too.
     persistent = [c for c in example.get_configs(4096, 4096, 4096, hopper=True, num_sms=132)
                   if c["persistent"]]
@@ -96,6 +102,16 @@ def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
     kernel = tilemlir.compile(example.matmul(512, 512, 512, **persistent[0]), out_idx=[-1],
                               target="cuda -arch=sm_90a")
     assert "wgmma.mma_async" in kernel.get_kernel_source()
+
+
+def test_gemm_autotune_clusters_on_the_cpu():
+    # Clusters group blocks for the GPU only: on the CPU the rounded-up grid
+    # (4 x 2 clusters' worth of 64 x 64 tiles for 200 x 136) still gives C.
+    example = load_example("gemm/example_gemm_autotune.py")
+    configs = [dict(block_M=64, block_N=64, block_K=32, num_stages=2, thread_num=128,
+                    cluster=cluster) for cluster in [(2, 1), (1, 2)]]
+    result = example.main(M=200, N=136, K=72, configs=configs)
+    assert result.config in configs
 
 
 def test_gemm_autotune_persistent_on_the_cpu():

@@ -774,6 +774,62 @@ def test_sm90a_cluster_launch_in_the_bundle(tmp_path, monkeypatch):
         tilemlir.compile(scale, out_idx=[1], target="cuda -arch=sm_80")
 
 
+def cluster_gemm(M, N, K, cluster, panel=None):
+    """C = A B in 128 x 128 tiles, in clusters of `cluster` blocks (the grid
+    rounded up to whole clusters), optionally walked by T.use_swizzle."""
+    gx = -(-(-(-N // 128)) // cluster[0]) * cluster[0]
+    gy = -(-(-(-M // 128)) // cluster[1]) * cluster[1]
+
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(gx, gy, threads=256, cluster_dims=cluster) as (bx, by):
+            A_s = T.alloc_shared((128, 64), "float16")
+            B_s = T.alloc_shared((64, 128), "float16")
+            C_l = T.alloc_fragment((128, 128), "float32")
+            if panel:
+                T.use_swizzle(panel_size=panel)
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3):
+                T.copy(A[by * 128, k * 64], A_s)
+                T.copy(B[k * 64, bx * 128], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * 128, bx * 128])
+
+    return gemm
+
+
+@pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
+def test_cluster_gemm_with_swizzle_on_the_cpu(rng, cluster):
+    # T.use_swizzle in clusters walks whole clusters; every tile is still
+    # computed once (the grid has a partial cluster's worth of tiles past
+    # the edges, which store nothing).
+    k = tilemlir.compile(cluster_gemm(200, 300, 136, cluster, panel=2), out_idx=[2],
+                         target="cpu")
+    a, b = randn(rng, (200, 136), "float16"), randn(rng, (136, 300), "float16")
+    np.testing.assert_allclose(f64(k(a, b)), f64(a) @ f64(b), rtol=2e-2, atol=2e-1)
+
+
+@pytest.mark.parametrize("cluster,shared,box", [((2, 1), 0, [64, 64]),
+                                                ((1, 2), 1, [32, 64])])
+def test_sm90a_cluster_gemm_multicasts_the_shared_operand(tmp_path, monkeypatch, cluster,
+                                                          shared, box):
+    # The blocks of a (2, 1) cluster share A's tile (same by), those of a
+    # (1, 2) cluster B's: each loads half of its rows into both blocks.
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    k = tilemlir.compile(cluster_gemm(512, 512, 256, cluster, panel=4), out_idx=[2],
+                         target="cuda -arch=sm_90a")
+    import json
+    meta = json.loads((k.bundle_dir / "bundle.json").read_text())
+    assert meta["cluster"] == [*cluster, 1]
+    loads = {a["param"]: a["box"] for a in meta["kernel_args"]
+             if a["kind"] == "tma" and not a.get("store")}
+    assert loads[shared] == box
+    ptx = k.get_kernel_source()
+    assert "multicast::cluster" in ptx and "mapa.shared::cluster" in ptx
+    assert "barrier.cluster.wait" in ptx
+
+
 def test_if_inside_a_parallel_loop_over_fragments(tmp_path, monkeypatch):
     # An `if` inside T.Parallel reading and writing fragments: numpy on the
     # CPU; on CUDA targets the nested accesses stay in registers (no shared

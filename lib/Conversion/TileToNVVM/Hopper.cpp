@@ -45,6 +45,11 @@
 // store it in 16-byte vectors. T.copy(..., disable_tma=True) keeps a copy
 // from TMA.
 //
+// In thread-block clusters along one grid dimension, loads whose box is the
+// same in every block of the cluster are multicast (ClusterMulticast): each
+// block loads a slice of the rows into the stages of all, and a stage is
+// free once the consumers of every block released it.
+//
 // TMA descriptors are kernel parameters (a CUtensorMap passed by value, a
 // grid constant): the function gets one `!llvm.ptr` argument per distinct
 // (tensor, box), tagged `tile.tma = {param, box, swizzle}`, and the launcher
@@ -106,6 +111,9 @@ struct TmaBox {
 struct TmaLoad : TmaBox {
   CopyOp copy;
   int64_t offset = 0; // of the buffer within a stage
+  /// Loaded once for the whole thread-block cluster (see ClusterMulticast):
+  /// each block loads a slice of the rows into every block's buffer.
+  bool multicast = false;
 };
 
 /// The TMA box of `region` (`sizes` at `offsets`) of `global` for a tile
@@ -390,11 +398,6 @@ constexpr int64_t kRebalanceAccumulators = 96;
 constexpr int64_t kFirstStageBarrier = 2;
 constexpr int64_t kNamedBarriers = 16;
 
-/// True when `loop` can get a producer warpgroup: it is the kernel's only
-/// pipelined loop, directly in its body, the block has whole warpgroups and
-/// room for one more, and the producer can compute the loop bounds and
-/// the copies' offsets. `tile.warp_specialize = false` on the loop opts
-/// out.
 /// The loop that runs `loop` once per tile of a persistent block
 /// (T.Persistent): an scf.for directly in the kernel with `loop` in its
 /// body. Null when `loop` is directly in the kernel (or elsewhere).
@@ -427,6 +430,11 @@ Value iterationsBefore(OpBuilder &b, Location l, Value tile, Value tileLower,
   return arith::MulIOp::create(b, l, runs, tripCount(b, l, lower, upper, step));
 }
 
+/// True when `loop` can get a producer warpgroup: it is the kernel's only
+/// pipelined loop, directly in its body (or in its tile loop), the block
+/// has whole warpgroups and room for one more, and the producer can
+/// compute the loop bounds and the copies' offsets.
+/// `tile.warp_specialize = false` on the loop opts out.
 bool canSpecialize(PipelinedOp loop, KernelOp kernel,
                    ArrayRef<TmaLoad> loads) {
   if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
@@ -464,6 +472,90 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
   return true;
 }
 
+
+/// TMA multicast in a thread-block cluster of `size` blocks along grid
+/// dimension `dim` (the other extents 1): the loads whose box is the same
+/// in every block of the cluster are issued once for all of them, each
+/// block loading 1 / size of the rows into the buffers of all. A block's
+/// full barrier still expects the whole stage; a stage is free once the
+/// consumers of every block of the cluster released it (their empty
+/// barriers count every block's consumer warps).
+struct ClusterMulticast {
+  int64_t size = 1;
+  int64_t dim = 0;
+  explicit operator bool() const { return size > 1; }
+};
+
+/// True when `v` is the same in every block of a cluster of `size` blocks
+/// along grid dimension `dim`: computed by pure ops from values defined
+/// outside `kernel`, block indices of other dimensions, the block index of
+/// `dim` divided by a multiple of `size` (T.use_swizzle walks clusters so)
+/// and `ivs`.
+bool clusterUniform(Value v, KernelOp kernel, int64_t dim, int64_t size,
+                    ValueRange ivs) {
+  if (llvm::is_contained(ivs, v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    if (!kernel->isAncestor(v.getParentBlock()->getParentOp()))
+      return true;
+    auto arg = cast<BlockArgument>(v);
+    return arg.getOwner() == &kernel.getBodyBlock() &&
+           arg.getArgNumber() != dim;
+  }
+  if (!kernel->isAncestor(def))
+    return true;
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def)) {
+    auto arg = dyn_cast<BlockArgument>(def->getOperand(0));
+    std::optional<int64_t> divisor = getConstantIntValue(def->getOperand(1));
+    if (arg && arg.getOwner() == &kernel.getBodyBlock() &&
+        arg.getArgNumber() == dim && divisor && *divisor > 0 &&
+        *divisor % size == 0)
+      return true;
+  }
+  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(), [&](Value o) {
+           return clusterUniform(o, kernel, dim, size, ivs);
+         });
+}
+
+/// The multicast of a specialized, once-per-block `loop` in a kernel
+/// launched in clusters along one grid dimension, marking the `loads` it
+/// multicasts (rows that split into 8-row multiples, boxes the same in
+/// every block of the cluster); none when no load qualifies, or when the
+/// blocks of a cluster might run different iterations.
+ClusterMulticast planMulticast(PipelinedOp loop, KernelOp kernel,
+                               MutableArrayRef<TmaLoad> loads) {
+  std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster();
+  if (!cluster)
+    return {};
+  ClusterMulticast plan;
+  for (auto [d, extent] : llvm::enumerate(*cluster)) {
+    if (extent == 1)
+      continue;
+    if (plan)
+      return {}; // clusters along two dimensions: not yet
+    plan.size = extent;
+    plan.dim = d;
+  }
+  if (!plan)
+    return {};
+  for (Value bound : {loop.getLower(), loop.getUpper(), loop.getStep()})
+    if (!clusterUniform(bound, kernel, plan.dim, plan.size, {}))
+      return {};
+  bool any = false;
+  for (TmaLoad &load : loads) {
+    load.multicast =
+        load.rows % (8 * plan.size) == 0 &&
+        llvm::all_of(load.tensorOffsets, [&](OpFoldResult ofr) {
+          auto v = dyn_cast<Value>(ofr);
+          return !v || clusterUniform(v, kernel, plan.dim, plan.size,
+                                      loop.getInductionVar());
+        });
+    any |= load.multicast;
+  }
+  return any ? plan : ClusterMulticast();
+}
 
 /// The bytes of the row-padded shared tile through which `user`, a store
 /// of `accumulator` to global memory after `loop`, can go (see
@@ -709,10 +801,27 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
 }
 
 /// Issues the TMA loads of `load`'s panels at source `offsets` into the
-/// buffer at shared address `dst`, completing on mbarrier `bar`.
+/// buffer at shared address `dst`, completing on mbarrier `bar`. A
+/// multicast load (`rank` the block's rank in its cluster of `size`) loads
+/// the rank-th 1 / size of the rows into the buffer of every block of the
+/// cluster, completing on each block's barrier at `bar`'s offset.
 void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
-                  ArrayRef<Value> offsets, Value dst, Value bar) {
+                  ArrayRef<Value> offsets, Value dst, Value bar,
+                  int64_t size = 1, Value rank = Value()) {
   MLIRContext *ctx = b.getContext();
+  bool multicast = load.multicast && size > 1;
+  int64_t rows = multicast ? load.rows / size : load.rows;
+  Value firstRow = offsets[load.rowDim];
+  Value mask;
+  if (multicast) {
+    Value sliceRows = arith::MulIOp::create(b, l, rank, indexConst(b, l, rows));
+    firstRow = arith::AddIOp::create(b, l, firstRow, sliceRows);
+    dst = arith::AddIOp::create(
+        b, l, dst,
+        arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, kPanelBytes)));
+    mask = arith::ConstantIntOp::create(b, l, b.getI16Type(),
+                                        (int64_t(1) << size) - 1);
+  }
   for (int64_t p = 0; p < load.panels(); ++p) {
     // Coordinates innermost first; the panel's columns in the innermost.
     SmallVector<Value> coords;
@@ -721,13 +830,13 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
           b, l,
           d + 1 == load.rank()
               ? addIndex(b, l, offsets[d], p * load.panelElements())
-              : offsets[d]));
+              : (d == load.rowDim ? firstRow : offsets[d])));
     Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
                                                           kPanelBytes));
     Value cluster = LLVM::AddrSpaceCastOp::create(
         b, l, LLVM::LLVMPointerType::get(ctx, 7), panel);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, l, cluster, load.descriptor, coords, bar, ValueRange{}, Value(),
+        b, l, cluster, load.descriptor, coords, bar, ValueRange{}, mask,
         Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
         b.getBoolAttr(false), nullptr, Value());
   }
@@ -772,6 +881,8 @@ struct TmaRing {
   /// The loop that runs `loop` once per tile of a persistent block (see
   /// tileLoopOf), if any: the ring's iterations continue across its runs.
   scf::ForOp tiles = {};
+  /// The cluster the multicast loads are shared in, if any.
+  ClusterMulticast multicast = {};
 
   /// Arms the resident barrier and loads the resident buffers (one
   /// thread). `valueAt` gives a value of the kernel where this runs.
@@ -829,6 +940,10 @@ struct TmaRing {
         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
         b.getBoolAttr(false), Value());
     Value base = stageAt(b, l, stage);
+    Value rank;
+    if (multicast)
+      rank = arith::IndexCastUIOp::create(
+          b, l, b.getIndexType(), NVVM::ClusterId::create(b, l, b.getI32Type()));
     for (const TmaLoad &load : loads) {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), iv);
@@ -840,8 +955,46 @@ struct TmaRing {
           offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
       }
       issueTmaLoad(b, l, load, offsets, addIndex(b, l, base, load.offset),
-                   bar);
+                   bar, multicast.size, rank);
     }
+  }
+
+  /// The consumer threads' release of `stage` to the producer: every
+  /// thread arrives on its empty barrier; with multicast, one lane a warp
+  /// arrives on the stage's empty barrier in every block of the cluster
+  /// (whose producers load into this block's stage too).
+  void release(OpBuilder &b, Location l, Value stage) const {
+    MLIRContext *ctx = b.getContext();
+    Value bar = barrierAt(b, l, emptyOffset, stage);
+    if (!multicast) {
+      NVVM::MBarrierArriveOp::create(
+          b, l, Type(), bar, Value(),
+          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      return;
+    }
+    Value lane0 = arith::CmpIOp::create(
+        b, l, arith::CmpIPredicate::eq,
+        arith::RemUIOp::create(b, l, threadId(b, l), indexConst(b, l, kWarpSize)),
+        indexConst(b, l, 0));
+    scf::IfOp::create(b, l, lane0, [&](OpBuilder &tb, Location tl) {
+      for (int64_t r = 0; r < multicast.size; ++r) {
+        Value remote = NVVM::MapaOp::create(
+            tb, tl, LLVM::LLVMPointerType::get(ctx, 7), bar,
+            i32Const(tb, tl, r));
+        // (CTA scope, as for a local arrive: what it orders are this
+        // warp's wgmma reads of its own block's stage.)
+        NVVM::MBarrierArriveOp::create(
+            tb, tl, Type(), remote, Value(),
+            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      }
+      scf::YieldOp::create(tb, tl);
+    });
+  }
+
+  /// The arrivals that complete a phase of an empty barrier.
+  int64_t emptyArrivals(int64_t consumerThreads) const {
+    return multicast ? consumerThreads / kWarpSize * multicast.size
+                     : consumerThreads;
   }
 };
 
@@ -956,6 +1109,25 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
   Value isProducer = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
       indexConst(rewriter, loc, threads));
+  // Waits until iteration `iteration` (in `stage`) may load: once the
+  // consumers released iteration i - S, phase (i / S) - 1 of the stage's
+  // empty barrier.
+  auto waitUntilFree = [&](OpBuilder &b, Location l, Value iteration,
+                           Value stage) {
+    Value reused = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
+                                         iteration, indexConst(b, l, numStages));
+    scf::IfOp::create(b, l, reused, [&](OpBuilder &wb, Location wl) {
+      Value phase = arith::RemUIOp::create(
+          wb, wl,
+          addIndex(wb, wl,
+                   arith::DivUIOp::create(wb, wl, iteration,
+                                          indexConst(wb, wl, numStages)),
+                   1),
+          indexConst(wb, wl, 2));
+      waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, stage), phase);
+      scf::YieldOp::create(wb, wl);
+    });
+  };
   scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
     IRMapping residentMapping;
     ring.issueResident(b, l, [&](Value v) {
@@ -965,22 +1137,7 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
         rewriter, b, l, loop, ring.tiles, numStages,
         [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
             IRMapping &outer) {
-          Value reused = arith::CmpIOp::create(
-              lb, ll, arith::CmpIPredicate::uge, slot.iteration,
-              indexConst(lb, ll, numStages));
-          scf::IfOp::create(lb, ll, reused, [&](OpBuilder &wb, Location wl) {
-            // Release i - S completed phase (i / S) - 1 of the barrier.
-            Value phase = arith::RemUIOp::create(
-                wb, wl,
-                addIndex(wb, wl,
-                         arith::DivUIOp::create(wb, wl, slot.iteration,
-                                                indexConst(wb, wl, numStages)),
-                         1),
-                indexConst(wb, wl, 2));
-            waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, slot.stage),
-                       phase);
-            scf::YieldOp::create(wb, wl);
-          });
+          waitUntilFree(lb, ll, slot.iteration, slot.stage);
           IRMapping mapping = outer;
           ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
             for (auto [from, to] : m.getValueMap())
@@ -988,6 +1145,25 @@ void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
             return cloneDependencies(rewriter, v, kernel, mapping);
           });
         });
+    if (ring.multicast) {
+      // The block may exit only once no other block of the cluster will
+      // arrive on its barriers: wait until every stage is free again, as
+      // if iterations N .. N + S - 1 followed (every block's consumers
+      // release their last stages after the loop).
+      IRMapping bounds;
+      Value trips = tripCount(
+          b, l, cloneDependencies(rewriter, loop.getLower(), kernel, bounds),
+          cloneDependencies(rewriter, loop.getUpper(), kernel, bounds),
+          cloneDependencies(rewriter, loop.getStep(), kernel, bounds));
+      scf::ForOp::create(
+          b, l, trips, addIndex(b, l, trips, numStages), indexConst(b, l, 1),
+          ValueRange{}, [&](OpBuilder &tb, Location tl, Value i, ValueRange) {
+            waitUntilFree(tb, tl, i,
+                          arith::RemUIOp::create(tb, tl, i,
+                                                 indexConst(tb, tl, numStages)));
+            scf::YieldOp::create(tb, tl);
+          });
+    }
     scf::YieldOp::create(b, l);
   });
   // The producer's second warp passes each stage on to the consumers: it
@@ -1310,11 +1486,20 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       canSpecialize(loop, kernel, loads) && (!tiles || resident.empty());
   if (!specialize)
     tiles = {};
+  // In a cluster, loads the same in every block are multicast (a loop run
+  // once per block, with a producer warpgroup).
+  ClusterMulticast multicast =
+      specialize && !tiles ? planMulticast(loop, kernel, loads)
+                           : ClusterMulticast();
   int64_t stageBytes = 0;
   for (TmaLoad &load : loads) {
     load.offset = stageBytes;
     stageBytes += llvm::alignTo(load.bytes(), kSwizzleAtomBytes);
-    load.descriptor = getDescriptorArgument(func, load);
+    // A multicast load's boxes are its slices.
+    TmaBox box = load;
+    if (load.multicast)
+      box.rows /= multicast.size;
+    load.descriptor = getDescriptorArgument(func, box);
   }
   // The region is aligned at run time (dynamic shared memory is only known
   // to be 16-byte aligned): reserve one swizzle atom of slack. Then the
@@ -1402,6 +1587,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                stageBytes, fullOffset, emptyOffset, resident,
                residentBarrierOffset};
   ring.tiles = tiles;
+  ring.multicast = multicast;
   int64_t warpgroups = threads / kWarpgroupSize;
   if (!inFlight &&
       numStages * warpgroups <= kNamedBarriers - kFirstStageBarrier)
@@ -1426,7 +1612,7 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       if (specialize)
         NVVM::MBarrierInitOp::create(
             b, l, ring.barrierAt(b, l, emptyOffset, indexConst(b, l, s)),
-            i32Const(b, l, threads), Value());
+            i32Const(b, l, ring.emptyArrivals(threads)), Value());
     }
     if (!resident.empty())
       NVVM::MBarrierInitOp::create(
@@ -1436,7 +1622,14 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     NVVM::FenceMbarrierInitOp::create(b, l);
     scf::YieldOp::create(b, l);
   });
-  barrier(rewriter, loc);
+  if (multicast) {
+    // Every block's barriers are initialized before any block multicasts
+    // into it or arrives on them.
+    NVVM::ClusterArriveOp::create(rewriter, loc, rewriter.getUnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, loc, rewriter.getUnitAttr());
+  } else {
+    barrier(rewriter, loc);
+  }
   // Without a producer: thread 0 loads the resident buffers and
   // iterations 0 .. S - 2 up front.
   if (!specialize)
@@ -1533,22 +1726,17 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   Value previous = arith::RemUIOp::create(
       rewriter, loc, addIndex(rewriter, loc, iteration, numStages - 1), sC);
   if (specialize) {
-    // Every consumer thread releases it to the producer.
-    auto release = [&](OpBuilder &b, Location l, Value freed) {
-      NVVM::MBarrierArriveOp::create(
-          b, l, Type(), ring.barrierAt(b, l, emptyOffset, freed), Value(),
-          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-    };
+    // The consumers release it to the producer.
     if (inFlight) {
       Value notFirst = arith::CmpIOp::create(
           rewriter, loc, arith::CmpIPredicate::ugt, iteration,
           base ? base : indexConst(rewriter, loc, 0));
       scf::IfOp::create(rewriter, loc, notFirst, [&](OpBuilder &b, Location l) {
-        release(b, l, previous);
+        ring.release(b, l, previous);
         scf::YieldOp::create(b, l);
       });
     } else {
-      release(rewriter, loc, stage);
+      ring.release(rewriter, loc, stage);
     }
   } else {
     // Once the whole block is past it, thread 0 loads iteration i + S - 1.
@@ -1578,19 +1766,18 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     waitForWgmma(rewriter, loc, *getStorage(gemm.getC()), 0);
   if (!specialize)
     return true;
-  if (tiles && inFlight) {
-    // The stage of this tile's last iteration is free now (the next tile's
-    // first iteration releases nothing).
+  if ((tiles || multicast) && inFlight) {
+    // The stage of the last iteration is free now: for the next tile's
+    // loads (whose first iteration releases nothing), or, in a cluster,
+    // for the producer's final wait (see addProducerWarpgroup).
     Value trips = tripCount(rewriter, loc, lower, upper, step);
     Value ran = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::sgt,
                                       trips, indexConst(rewriter, loc, 0));
     scf::IfOp::create(rewriter, loc, ran, [&](OpBuilder &b, Location l) {
-      Value last = arith::RemUIOp::create(
-          b, l, addIndex(b, l, arith::AddIOp::create(b, l, base, trips), -1),
-          indexConst(b, l, numStages));
-      NVVM::MBarrierArriveOp::create(
-          b, l, Type(), ring.barrierAt(b, l, emptyOffset, last), Value(),
-          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+      Value end = base ? arith::AddIOp::create(b, l, base, trips) : trips;
+      Value last = arith::RemUIOp::create(b, l, addIndex(b, l, end, -1),
+                                          indexConst(b, l, numStages));
+      ring.release(b, l, last);
       scf::YieldOp::create(b, l);
     });
   }

@@ -1388,10 +1388,29 @@ class Translator:
         if not isinstance(group, int) or group <= 0:
             raise self.error("panel_size must be a positive integer", node)
         (bx, by), (gx, gy) = self.kernel[0][:2], self.kernel[1][:2]
+        # In thread-block clusters the walk is over whole clusters (each
+        # block keeps its place in its cluster), so that the blocks of a
+        # cluster still share their rows or columns (TMA multicast).
+        cx, cy = (self.launch["cluster"] or [1, 1])[:2]
         if a["order"] == "col":
-            bx, by, gx, gy = by, bx, gy, gx
+            bx, by, gx, gy, cx, cy = by, bx, gy, gx, cy, cx
+
+        def split(b, g, c):
+            if c == 1:
+                return b, g, None
+            return (self.binop(ast.FloorDiv(), b, c, node),
+                    self.binop(ast.FloorDiv(), g, c, node),
+                    self.binop(ast.Mod(), b, c, node))
+
+        def join(b, c, r):
+            if c == 1:
+                return b
+            return self.binop(ast.Add(), self.binop(ast.Mult(), b, c, node), r, node)
+        bx, gx, rx = split(bx, gx, cx)
+        by, gy, ry = split(by, gy, cy)
         pid = self.binop(ast.Add(), self.binop(ast.Mult(), by, gx, node), bx, node)
         new_by, new_bx = self._grouped_order(pid, gy, gx, group, node)
+        new_bx, new_by = join(new_bx, cx, rx), join(new_by, cy, ry)
         if a["order"] == "col":
             new_bx, new_by = new_by, new_bx
         old = self.kernel[0]

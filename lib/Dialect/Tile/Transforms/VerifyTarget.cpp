@@ -66,7 +66,10 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
                          << "size " << target.getWarpSize();
     ok = false;
   }
-  if (kernel.getCluster() && !target.supportsClusters()) {
+  // (The CPU runs the blocks of a cluster like any others: a cluster
+  // only groups blocks for the hardware, which programs cannot observe
+  // without cluster operations, and the language has none.)
+  if (kernel.getCluster() && target.isGPU() && !target.supportsClusters()) {
     kernel.emitOpError() << "uses thread-block clusters, which "
                          << target.getName() << " does not have";
     ok = false;

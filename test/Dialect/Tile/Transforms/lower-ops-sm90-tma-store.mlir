@@ -6,6 +6,8 @@
 // global, one bulk group). Before panels are rewritten, and before the
 // block exits, thread 0 waits until its stores have read them.
 //
+// (`// -----` ends each part: test/Robustness/fuzz.py takes them one by one.)
+//
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tile-opt %t/f16.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
 // RUN: tile-opt %t/f32.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=F32
@@ -63,6 +65,8 @@ func.func @f16(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<
   return
 }
 
+// -----
+
 //--- f32.mlir
 // f32 outputs: 32-column panels (8 of them), each thread's pairs stored as
 // 8-byte vectors (8 panels x 4 column blocks x 2 row halves).
@@ -99,6 +103,8 @@ func.func @f32(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<
   }
   return
 }
+
+// -----
 
 //--- rounds.mlir
 // Persistent, 4 stages of 48 KiB: two 16 KiB panel buffers fit after the
@@ -157,6 +163,8 @@ func.func @rounds(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memr
   return
 }
 
+// -----
+
 //--- dynamic.mlir
 // C's row length is only known at run time (TMA needs 16-byte aligned
 // rows): the accumulators go out through the stage buffers with st.global.
@@ -191,6 +199,8 @@ func.func @dynamic(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: mem
   }
   return
 }
+
+// -----
 
 //--- disable-load.mlir
 // T.copy(..., disable_tma=True) on a load: no TMA pipeline; the loop
