@@ -9,8 +9,9 @@ On the GPU machine (torch, triton and the pure-Python runtime; no compiler):
     python3 benchmark/gemm.py run .bundles/gemm [--triton] [--only SUBSTRING]
 
 Every kernel is checked against a float32 torch reference on random inputs
-before it is timed; the table gives TFLOP/s (median of
-triton.testing.do_bench) for ours, cuBLAS (torch.matmul, or torch._scaled_mm
+before it is timed; the table gives TFLOP/s (triton.testing.do_bench
+medians, in --rounds alternating rounds of ours and cuBLAS, the median
+round) for ours, cuBLAS (torch.matmul, or torch._scaled_mm
 for fp8) and, with --triton, the Triton tutorial kernel, and our ratio to
 cuBLAS. Shapes: issue 6's set (M=N=K in 2048..16384, and M in {128, 1024,
 4096, 16384} x (N, K) in {(4096, 4096), (11008, 4096), (4096, 11008),
@@ -22,6 +23,7 @@ import argparse
 import json
 import pathlib
 import shutil
+import statistics
 import sys
 import time
 
@@ -101,7 +103,7 @@ TUNE_CONFIGS = [(128, 256, 64, 256, 4), (128, 256, 64, 256, 3), (128, 128, 64, 2
                 (64, 128, 64, 128, 6), (64, 128, 128, 128, 4), (64, 64, 64, 128, 8),
                 (128, 64, 64, 256, 6), (64, 64, 128, 128, 6), (64, 64, 128, 128, 4),
                 (64, 64, 64, 128, 12), (64, 32, 128, 128, 6), (64, 32, 64, 128, 8),
-                (64, 32, 128, 128, 4)]
+                (64, 32, 128, 128, 4), (256, 128, 64, 512, 4), (256, 128, 64, 512, 3)]
 
 
 # --persistent: persistent blocks (T.Persistent over NUM_SMS blocks; block_M,
@@ -288,7 +290,8 @@ def run(args):
     index = json.loads((root / "index.json").read_text())
     triton_mm = _triton_matmul() if args.triton else None
     torch.manual_seed(0)
-    print(f"GPU: {torch.cuda.get_device_name()}; TFLOP/s, median of do_bench")
+    print(f"GPU: {torch.cuda.get_device_name()}; TFLOP/s, median of {args.rounds} alternating "
+          "rounds of do_bench medians")
     head = f"{'shape':22s} {'dtype':11s} {'layout':6s} {'ok':3s} {'rel.err':>8s} {'ours':>7s} " \
            f"{'cuBLAS':>7s} {'ratio':>6s}" + (f" {'Triton':>7s}" if triton_mm else "") + \
            "  config"
@@ -315,8 +318,17 @@ def run(args):
             print(line, flush=True)
             continue
         flops = 2 * m * n * k
-        ours = flops / bench(lambda: kernel(a, b, c)) / 1e9
-        theirs = flops / bench(theirs_fn) / 1e9 if theirs_fn else float("nan")
+        # Alternating rounds (ours, theirs, ours, ...), the median of each
+        # side's medians: neither side always runs on a GPU the other one
+        # just heated (clocks drift over a run, most for short kernels).
+        times = {"ours": [], "theirs": []}
+        for _ in range(args.rounds):
+            times["ours"].append(bench(lambda: kernel(a, b, c)))
+            if theirs_fn:
+                times["theirs"].append(bench(theirs_fn))
+        ours = flops / statistics.median(times["ours"]) / 1e9
+        theirs = (flops / statistics.median(times["theirs"]) / 1e9 if theirs_fn
+                  else float("nan"))
         ratio = ours / theirs
         ratios.append((e, ratio))
         line += f" {ours:7.0f} {theirs:7.0f} {ratio:6.2f}"
@@ -371,6 +383,8 @@ def main():
                         "4096^3 .. 16384^3")
     r = sub.add_parser("run", help="check and time the bundles (GPU machine)")
     r.add_argument("bundles")
+    r.add_argument("--rounds", type=int, default=3,
+                   help="alternating timing rounds of ours and cuBLAS (median of each)")
     r.add_argument("--triton", action="store_true", help="also time Triton's tutorial kernel")
     r.add_argument("--only", help="only kernels whose name contains this (or one of these, comma-separated)")
     r.add_argument("--check-only", action="store_true", help="check, do not time")

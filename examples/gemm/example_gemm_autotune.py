@@ -44,7 +44,7 @@ def get_configs(M, N, K, hopper=False, num_sms=None):
     if hopper:
         num_sms = num_sms or device_sms()
         for (block_M, block_N), num_stages, warp_specialize, enable_rasterization in \
-                itertools.product([(128, 256), (128, 128), (64, 128), (64, 64)], [3, 4, 6],
+                itertools.product([(128, 256), (256, 128), (128, 128), (64, 128), (64, 64)], [3, 4, 6],
                                   [True, False], [True, False]):
             stage_bytes = (block_M + block_N) * 64 * 2
             if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
