@@ -3,9 +3,10 @@ Hopper, warp specialization, persistent blocks, thread-block clusters with
 TMA multicast and the TMA store of C.
 
 On sm_90a a gemm runs as wgmma when the block has one warpgroup (128
-threads) per 64 rows of the tile and its pipelined copies load whole
-128-byte rows (block_K = 64 halves): the Hopper configurations keep
-thread_num = 2 * block_M and try the producer warpgroup on and off
+threads) per 64 rows of the tile, or per 128 rows for N up to 128, and its
+pipelined copies load whole 128-byte rows (block_K = 64 halves): the Hopper
+configurations give 128x256 and 256x128 tiles two consumer warpgroups
+(thread_num = 256) and try the producer warpgroup on and off
 (T.Pipelined(warp_specialize=...)), the L2 block order (T.use_swizzle)
 and persistent blocks (one per SM walking the tiles with T.Persistent,
 whose producer warpgroup loads the next tile while the consumers store
@@ -43,8 +44,9 @@ def get_configs(M, N, K, hopper=False, num_sms=None):
     configs = []
     if hopper:
         num_sms = num_sms or device_sms()
-        for (block_M, block_N), num_stages, warp_specialize, enable_rasterization in \
-                itertools.product([(128, 256), (256, 128), (128, 128), (64, 128), (64, 64)], [3, 4, 6],
+        for (block_M, block_N, thread_num), num_stages, warp_specialize, enable_rasterization in \
+                itertools.product([(128, 256, 256), (256, 128, 256), (128, 128, 256),
+                                   (64, 128, 128), (64, 64, 128)], [3, 4, 6],
                                   [True, False], [True, False]):
             stage_bytes = (block_M + block_N) * 64 * 2
             if num_stages * stage_bytes > HOPPER_SHARED_BYTES - 2048:
@@ -57,7 +59,7 @@ def get_configs(M, N, K, hopper=False, num_sms=None):
                                  dict(persistent=num_sms, tma_store=False)]
             for variant in variants:
                 configs.append(dict(dict(block_M=block_M, block_N=block_N, block_K=64,
-                                         num_stages=num_stages, thread_num=2 * block_M,
+                                         num_stages=num_stages, thread_num=thread_num,
                                          warp_specialize=warp_specialize,
                                          enable_rasterization=enable_rasterization,
                                          persistent=0, tma_store=True, cluster=None),

@@ -125,10 +125,27 @@ public:
       policy = sparse.getPolicy();
     }
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();
-    // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile.
+    // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile,
+    // or per 128 rows (two wgmmas a warpgroup) with the default policy and
+    // operands whose rows are whole 128-byte panels, which TMA can load for
+    // wgmma (a policy that asks for a warp split keeps it; operands that
+    // stay off TMA run as mma.sync, on the most balanced warp tiles).
+    auto panelRows = [](Value operand) {
+      auto type = cast<MemRefType>(operand.getType());
+      return type.getRank() == 2 &&
+             type.getDimSize(1) *
+                         type.getElementType().getIntOrFloatBitWidth() / 8 %
+                     128 ==
+                 0;
+    };
     if (sm >= 90 && isa<GemmOp>(op) && c.isF32())
       if (std::optional<WarpPartition> part =
-              getWgmmaPartition(m, n, k, threads / 32, a))
+              getWgmmaPartition(m, n, k, threads / 32, a);
+          part &&
+          (part->repeats == 1 ||
+           (policy == GemmWarpPolicy::Square &&
+            panelRows(cast<GemmOp>(op).getA()) &&
+            panelRows(cast<GemmOp>(op).getB()))))
         return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads,
                                            *part);
     if (isNvFp8(a)) {

@@ -72,12 +72,18 @@ def test_flash_attention_two_batches_odd_seq():
 
 
 def test_gemm_autotune_hopper_space(tmp_path, monkeypatch):
-    # The Hopper search space: one warpgroup per 64 rows, 128-byte K rows,
-    # stages that fit in shared memory; its kernels run as wgmma on sm_90a.
+    # The Hopper search space: one warpgroup per 64 rows (per 128 for the
+    # 256x128 tiles), 128-byte K rows, stages that fit in shared memory; its
+    # kernels run as wgmma on sm_90a.
     example = load_example("gemm/example_gemm_autotune.py")
     configs = example.get_configs(4096, 4096, 4096, hopper=True)
-    assert configs and all(c["thread_num"] == 2 * c["block_M"] and c["block_K"] == 64
-                           for c in configs)
+    assert configs and all(c["thread_num"] == min(2 * c["block_M"], 256) and
+                           c["block_K"] == 64 for c in configs)
+    wide = next(c for c in configs if (c["block_M"], c["block_N"]) == (256, 128))
+    assert wide["thread_num"] == 256
+    kernel = tilemlir.compile(example.matmul(512, 512, 512, **wide), out_idx=[-1],
+                              target="cuda -arch=sm_90a")
+    assert "wgmma.mma_async.sync.aligned.m64n128k16" in kernel.get_kernel_source()
     assert {c["warp_specialize"] for c in configs} == {True, False}
     # C's TMA store is tried on and off where there is a producer warpgroup.
     assert {c["tma_store"] for c in configs if c["warp_specialize"]} == {True, False}

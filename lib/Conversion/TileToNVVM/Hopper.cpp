@@ -649,12 +649,26 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
   Value tid = threadId(rewriter, loc);
   Value lane =
       arith::RemUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32));
-  // Warp w holds rows 16w .. 16w + 15 (the wgmma partition); every lane
-  // holds its elements in the registers that lane 0 of warp 0 holds its in.
-  Value warpRow = arith::MulIOp::create(
+  // The wgmma partition: warpgroup g holds `repeats` blocks of 64 rows from
+  // row 64 repeats g, warp q of it rows 16q .. 16q + 15 of each (a strip);
+  // every lane holds its elements in the registers that lane 0 of warp 0
+  // holds its in.
+  int64_t rows = acc.layout.getShape()[0];
+  int64_t repeats = rows / (64 * (getThreads(copy) / kWarpgroupSize));
+  Value warp =
+      arith::DivUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32));
+  Value warpRow = arith::AddIOp::create(
       rewriter, loc,
-      arith::DivUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32)),
-      indexConst(rewriter, loc, 16));
+      arith::MulIOp::create(
+          rewriter, loc,
+          arith::DivUIOp::create(rewriter, loc, warp,
+                                 indexConst(rewriter, loc, 4)),
+          indexConst(rewriter, loc, 64 * repeats)),
+      arith::MulIOp::create(
+          rewriter, loc,
+          arith::RemUIOp::create(rewriter, loc, warp,
+                                 indexConst(rewriter, loc, 4)),
+          indexConst(rewriter, loc, 16)));
   auto reg = [&](int64_t row, int64_t col) {
     return layout.apply({row, col}).second;
   };
@@ -722,23 +736,26 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
         Value half =
             arith::DivUIOp::create(rewriter, loc, lane,
                                    indexConst(rewriter, loc, 16));
-        for (int64_t j = 0; j < box.panelElements() / 16; ++j) {
-          int64_t col = col0 + 16 * j;
-          SmallVector<Value> words;
-          for (auto [dr, dc] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0},
-                                {0, 8}, {8, 8}})
-            words.push_back(LLVM::BitcastOp::create(
-                rewriter, loc, rewriter.getI32Type(),
-                pair(rewriter, loc, dr, col + dc)));
-          Value chunk = addIndex(rewriter, loc, half, 2 * j);
-          NVVM::StMatrixOp::create(
-              rewriter, loc,
-              sharedPtr(rewriter, loc,
-                        chunkAddress(rewriter, loc, panel, row, chunk)),
-              words, NVVM::MMALayout::row,
-              NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
-              NVVM::LdStMatrixEltType::B16);
-        }
+        for (int64_t strip = 0; strip < repeats; ++strip)
+          for (int64_t j = 0; j < box.panelElements() / 16; ++j) {
+            int64_t col = col0 + 16 * j;
+            SmallVector<Value> words;
+            for (auto [dr, dc] : {std::pair<int64_t, int64_t>{0, 0}, {8, 0},
+                                  {0, 8}, {8, 8}})
+              words.push_back(LLVM::BitcastOp::create(
+                  rewriter, loc, rewriter.getI32Type(),
+                  pair(rewriter, loc, 64 * strip + dr, col + dc)));
+            Value chunk = addIndex(rewriter, loc, half, 2 * j);
+            NVVM::StMatrixOp::create(
+                rewriter, loc,
+                sharedPtr(rewriter, loc,
+                          chunkAddress(rewriter, loc, panel,
+                                       addIndex(rewriter, loc, row, 64 * strip),
+                                       chunk)),
+                words, NVVM::MMALayout::row,
+                NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+                NVVM::LdStMatrixEltType::B16);
+          }
       } else {
         // 32-bit elements: each pair (8 bytes) on its own.
         Value quad = arith::RemUIOp::create(rewriter, loc, lane,
@@ -755,7 +772,9 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
         Value chunkOfQuad = arith::DivUIOp::create(
             rewriter, loc, quad, indexConst(rewriter, loc, 2));
         for (int64_t n = 0; n < box.panelElements() / 8; ++n)
-          for (int64_t dr : {0, 8}) {
+          for (int64_t dr = 0; dr < 64 * repeats; dr += 8) {
+            if (dr % 64 >= 16)
+              continue; // rows of other warps
             Value row = addIndex(rewriter, loc, laneRow, dr);
             Value address = arith::AddIOp::create(
                 rewriter, loc,
@@ -1282,6 +1301,12 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   int64_t kStep = getWgmmaK(elt);
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
   int64_t regs = c.numRegisters;
+  // Each warpgroup computes `repeats` blocks of 64 rows, one accumulator
+  // struct (n / 2 registers) each.
+  int64_t repeats =
+      getWgmmaPartition(op.getM(), n, k, getThreads(op) / kWarpSize, elt)
+          ->repeats;
+  int64_t blockRegs = regs / repeats;
 
   if (op.getClearAccum())
     for (int64_t r = 0; r < regs; ++r)
@@ -1293,33 +1318,39 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   // A in registers (a fragment in the accumulator layout of M x K): each
   // warp's A fragments of m64k16 are its own registers.
   bool aInRegisters = a.scope == Scope::Fragment;
-  // Warpgroup g computes rows 64g .. 64g + 63 of C.
-  Value aBase;
+  // Warpgroup g computes rows 64 r g .. 64 r (g + 1) - 1 of C (r =
+  // repeats), its block j rows 64 (r g + j) .. 64 (r g + j) + 63.
+  SmallVector<Value> aBases;
   if (!aInRegisters) {
     Value tid = threadId(rewriter, loc);
     Value group = arith::DivUIOp::create(
         rewriter, loc, tid, indexConst(rewriter, loc, kWarpgroupSize));
-    // Shared byte offsets of the warpgroup's rows of A: K-major A (M x K
-    // stored row by row in panels of K) steps 128 bytes a row; MN-major A
-    // (K x M, panels of M) steps one panel per 64 rows.
-    Value aRows = arith::MulIOp::create(
-        rewriter, loc, group,
-        indexConst(rewriter, loc,
-                   transA ? (64 / panel) * a.panelRows * kPanelBytes
-                          : 64 * kPanelBytes));
-    aBase = arith::AddIOp::create(rewriter, loc, a.memref, aRows);
+    // Shared byte offsets of a block's rows of A: K-major A (M x K stored
+    // row by row in panels of K) steps 128 bytes a row; MN-major A (K x M,
+    // panels of M) steps one panel per 64 rows.
+    int64_t blockBytes = transA ? (64 / panel) * a.panelRows * kPanelBytes
+                                : 64 * kPanelBytes;
+    Value groupBase = arith::AddIOp::create(
+        rewriter, loc, a.memref,
+        arith::MulIOp::create(rewriter, loc, group,
+                              indexConst(rewriter, loc, repeats * blockBytes)));
+    for (int64_t j = 0; j < repeats; ++j)
+      aBases.push_back(addIndex(rewriter, loc, groupBase, j * blockBytes));
   }
 
   auto type = LLVM::LLVMStructType::getLiteral(
-      ctx, SmallVector<Type>(regs, rewriter.getF32Type()));
-  // The accumulator is materialized in its registers before the fence
+      ctx, SmallVector<Type>(blockRegs, rewriter.getF32Type()));
+  // The accumulators are materialized in their registers before the fence
   // (LLVM would otherwise copy a cleared accumulator's zeros between the
   // wgmmas, and ptxas then serializes every wgmma of the kernel).
-  SmallVector<Value> values;
-  for (int64_t r = 0; r < regs; ++r)
-    values.push_back(memref::LoadOp::create(
-        rewriter, loc, c.memref, ValueRange{indexConst(rewriter, loc, r)}));
-  Value acc = passThroughAsm(rewriter, loc, values, "");
+  SmallVector<Value> accs;
+  for (int64_t j = 0; j < repeats; ++j) {
+    SmallVector<Value> values;
+    for (int64_t r = j * blockRegs; r < (j + 1) * blockRegs; ++r)
+      values.push_back(memref::LoadOp::create(
+          rewriter, loc, c.memref, ValueRange{indexConst(rewriter, loc, r)}));
+    accs.push_back(passThroughAsm(rewriter, loc, values, ""));
+  }
   // A from registers: every word in place before the fence (ptxas injects
   // a fence before each wgmma whose registers are written after it).
   SmallVector<SmallVector<Value>> aWords;
@@ -1333,19 +1364,22 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
     // K-major operands: 8-row groups 1024 bytes apart (SBO), K inside the
     // 128-byte row (start + bytes), whole panels of K one after another.
     // MN-major operands: panels of 64 (or 128) M / N elements LBO apart,
-    // 8-row groups of K 1024 bytes apart.
-    Value descA, descB;
-    if (!aInRegisters && !transA)
-      descA = wgmmaDescriptor(
-          rewriter, loc,
-          addIndex(rewriter, loc, aBase,
-                   (kk / panel) * a.panelRows * kPanelBytes +
-                       (kk % panel) * eltBytes),
-          16, kSwizzleAtomBytes);
-    else if (!aInRegisters)
-      descA = wgmmaDescriptor(rewriter, loc,
-                              addIndex(rewriter, loc, aBase, kk * kPanelBytes),
-                              a.panelRows * kPanelBytes, kSwizzleAtomBytes);
+    // 8-row groups of K 1024 bytes apart. One wgmma per 64-row block of the
+    // warpgroup, on its rows of A.
+    SmallVector<Value> descAs;
+    for (int64_t j = 0; j < (aInRegisters ? 0 : repeats); ++j)
+      descAs.push_back(
+          transA ? wgmmaDescriptor(rewriter, loc,
+                                   addIndex(rewriter, loc, aBases[j],
+                                            kk * kPanelBytes),
+                                   a.panelRows * kPanelBytes, kSwizzleAtomBytes)
+                 : wgmmaDescriptor(
+                       rewriter, loc,
+                       addIndex(rewriter, loc, aBases[j],
+                                (kk / panel) * a.panelRows * kPanelBytes +
+                                    (kk % panel) * eltBytes),
+                       16, kSwizzleAtomBytes));
+    Value descB;
     if (transB)
       descB = wgmmaDescriptor(
           rewriter, loc,
@@ -1358,28 +1392,31 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
           rewriter, loc, addIndex(rewriter, loc, b.memref, kk * kPanelBytes),
           b.panelRows * kPanelBytes, kSwizzleAtomBytes);
     if (aInRegisters) {
-      acc = wgmmaFromRegisters(rewriter, loc, acc, aWords[kk / kStep], descB,
-                               n, elt, transB);
+      accs[0] = wgmmaFromRegisters(rewriter, loc, accs[0], aWords[kk / kStep],
+                                   descB, n, elt, transB);
       continue;
     }
-    acc = NVVM::WgmmaMmaAsyncOp::create(
-        rewriter, loc, type, acc, descA, descB,
-        NVVM::MMAShapeAttr::get(ctx, 64, n, kStep), wgType, wgType,
-        NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
-        NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
-        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-        NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
-        NVVM::MMALayoutAttr::get(ctx, transA ? NVVM::MMALayout::col
-                                             : NVVM::MMALayout::row),
-        NVVM::MMALayoutAttr::get(ctx, transB ? NVVM::MMALayout::col
-                                             : NVVM::MMALayout::row),
-        /*satfinite=*/nullptr);
+    for (int64_t j = 0; j < repeats; ++j)
+      accs[j] = NVVM::WgmmaMmaAsyncOp::create(
+          rewriter, loc, type, accs[j], descAs[j], descB,
+          NVVM::MMAShapeAttr::get(ctx, 64, n, kStep), wgType, wgType,
+          NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32),
+          NVVM::WGMMAScaleOutAttr::get(ctx, NVVM::WGMMAScaleOut::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one),
+          NVVM::MMALayoutAttr::get(ctx, transA ? NVVM::MMALayout::col
+                                               : NVVM::MMALayout::row),
+          NVVM::MMALayoutAttr::get(ctx, transB ? NVVM::MMALayout::col
+                                               : NVVM::MMALayout::row),
+          /*satfinite=*/nullptr);
   }
   NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
   for (int64_t r = 0; r < regs; ++r)
-    memref::StoreOp::create(rewriter, loc,
-                            LLVM::ExtractValueOp::create(rewriter, loc, acc, r),
-                            c.memref, ValueRange{indexConst(rewriter, loc, r)});
+    memref::StoreOp::create(
+        rewriter, loc,
+        LLVM::ExtractValueOp::create(rewriter, loc, accs[r / blockRegs],
+                                     r % blockRegs),
+        c.memref, ValueRange{indexConst(rewriter, loc, r)});
   waitForWgmma(rewriter, loc, c, op->hasAttr(kWgmmaPendingAttr) ? 1 : 0);
 }
 

@@ -944,6 +944,24 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   Value warpRow = arith::MulIOp::create(
       rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
       indexConst(rewriter, loc, tileM));
+  // The warp's 16-row strips: consecutive, or (repeats) 64 rows apart in
+  // its warpgroup's 64 r rows.
+  int64_t stripStride = 16;
+  if (int64_t r = part->repeats; r > 1) {
+    stripStride = 64;
+    warpRow = arith::AddIOp::create(
+        rewriter, loc,
+        arith::MulIOp::create(
+            rewriter, loc,
+            arith::DivUIOp::create(rewriter, loc, warp,
+                                   indexConst(rewriter, loc, 4)),
+            indexConst(rewriter, loc, 64 * r)),
+        arith::MulIOp::create(
+            rewriter, loc,
+            arith::RemUIOp::create(rewriter, loc, warp,
+                                   indexConst(rewriter, loc, 4)),
+            indexConst(rewriter, loc, 16)));
+  }
   Value warpCol = arith::MulIOp::create(
       rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
       indexConst(rewriter, loc, tileN));
@@ -1030,12 +1048,13 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
               rewriter, loc, mma.a.memref,
               ValueRange{indexConst(
                   rewriter, loc,
-                  aOperandRegister(mma.a.layout, am * 16, ks * kAtom, q))}));
+                  aOperandRegister(mma.a.layout, am * stripStride, ks * kAtom,
+                                   q))}));
         aFrags.push_back(
             vector::FromElementsOp::create(rewriter, loc, aType, e));
         continue;
       }
-      Value m0 = add(warpRow, am * 16);
+      Value m0 = add(warpRow, am * stripStride);
       if (ldA) {
         // Matrices (m 0-7, first 16 bytes of K), (m 8-15, first), (m 0-7,
         // second 16 bytes), (m 8-15, second): the register order of

@@ -58,10 +58,16 @@ mlir::tile::getWgmmaPartition(int64_t m, int64_t n, int64_t k, int64_t warps,
   if (!(aElt.isF16() || aElt.isBF16() ||
         isa<Float8E4M3FNType, Float8E5M2Type>(aElt)))
     return std::nullopt;
-  if (m <= 0 || m % 64 != 0 || warps != m / 16 || n <= 0 || n % 8 != 0 ||
-      n > 256 || k <= 0 || k % getWgmmaK(aElt) != 0)
+  if (m <= 0 || m % 64 != 0 || n <= 0 || n % 8 != 0 || n > 256 || k <= 0 ||
+      k % getWgmmaK(aElt) != 0)
     return std::nullopt;
-  return WarpPartition{m / 16, 1};
+  if (warps == m / 16)
+    return WarpPartition{m / 16, 1};
+  // Two 64-row blocks a warpgroup: 128 rows x N accumulators (N / 2 a
+  // block) per thread at most.
+  if (warps % 4 == 0 && warps * 32 == m && n <= 128)
+    return WarpPartition{warps, 1, 2};
+  return std::nullopt;
 }
 
 FragmentLayoutAttr
@@ -71,6 +77,24 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
   int64_t wn = partition.warpsN;
   int64_t tileM = m / partition.warpsM, tileN = n / wn;
   AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  if (int64_t r = partition.repeats; r > 1) {
+    // Warpgroup i / 64r, warp (i mod 64) / 16 of it; strip (i mod 64r) / 64
+    // of the warp's registers, each strip n / 2 of them in the order of one
+    // m64nN accumulator.
+    AffineExpr thread = i.floorDiv(64 * r) * 128 + (i % 64).floorDiv(16) * 32 +
+                        (i % 8) * 4 + (j % 8).floorDiv(2);
+    AffineExpr reg = (i % (64 * r)).floorDiv(64) * (n / 2) +
+                     j.floorDiv(8) * 4 + (i % 16).floorDiv(8) * 2 + j % 2;
+    AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+    AffineExpr strip = q % (n / 2);
+    AffineExpr row = t.floorDiv(128) * (64 * r) + q.floorDiv(n / 2) * 64 +
+                     (t % 128).floorDiv(32) * 16 + (t % 32).floorDiv(4) +
+                     (strip % 4).floorDiv(2) * 8;
+    AffineExpr col = strip.floorDiv(4) * 8 + (t % 4) * 2 + strip % 2;
+    return FragmentLayoutAttr::get(
+        ctx, {m, n}, threads, AffineMap::get(2, 0, {thread, reg}, ctx),
+        /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
+  }
   // Within an m16n8 atom: lane = (row mod 8) * 4 + col / 2, register
   // (row / 8) * 2 + col mod 2; atoms are numbered row-major in the warp tile.
   AffineExpr thread = (i.floorDiv(tileM) * wn + j.floorDiv(tileN)) * 32 +

@@ -9,22 +9,29 @@
 namespace mlir::tile {
 
 /// How the warps of a block split an M x N gemm output into warp tiles of
-/// whole atomM x atomN atoms; std::nullopt when no split fits.
+/// whole atomM x atomN atoms; std::nullopt when no split fits. With
+/// `repeats` r > 1 (wgmma with fewer warpgroups than 64-row blocks; warpsN
+/// is 1) each warpgroup g takes rows 64 r g .. 64 r (g + 1) - 1 as r
+/// blocks of 64, and warp q of it rows 16 q .. 16 q + 15 of each block:
+/// a warp tile of r 16-row strips 64 rows apart.
 struct WarpPartition {
   int64_t warpsM, warpsN;
+  int64_t repeats = 1;
 };
 std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
                                               int64_t warps,
                                               GemmWarpPolicy policy,
                                               int64_t atomM, int64_t atomN);
 
-/// The partition of an M x N x K gemm that sm_90a runs as wgmma: one
-/// warpgroup (4 warps) per 64 rows, each issuing m64nNk(256 / bits of A)
-/// instructions; warp w holds rows 16w .. 16w + 15, which makes the wgmma
-/// accumulator the mma.sync accumulator layout of {M / 16, 1} warps.
-/// std::nullopt unless the block has exactly M / 16 warps, N is a multiple
-/// of 8 up to 256, K a multiple of the instruction's K and A is f16, bf16
-/// or fp8.
+/// The partition of an M x N x K gemm that sm_90a runs as wgmma: each
+/// warpgroup (4 warps) takes 64 or 128 rows (repeats 1 or 2: a 256 x 128
+/// tile on two warpgroups), issuing one m64nNk(256 / bits of A)
+/// instruction per 64 rows; warp q of a warpgroup holds rows 16q .. 16q +
+/// 15 of each 64, which is the mma.sync accumulator layout of {M / 16, 1}
+/// warps for one block of 64 per warpgroup. std::nullopt unless the block
+/// has M / 16 or (whole warpgroups, N up to 128) M / 32 warps, N is a
+/// multiple of 8 up to 256, K a multiple of the instruction's K and A is
+/// f16, bf16 or fp8.
 std::optional<WarpPartition> getWgmmaPartition(int64_t m, int64_t n,
                                                int64_t k, int64_t warps,
                                                Type aElt);
@@ -34,7 +41,8 @@ std::optional<WarpPartition> getWgmmaPartition(int64_t m, int64_t n,
 int64_t getWgmmaK(Type elt);
 
 /// The accumulator layout of mma.sync m16n8 atoms (4 f32 per thread per
-/// atom) tiled over `partition`'s warp tiles, with its inverse.
+/// atom) tiled over `partition`'s warp tiles (strips 64 rows apart with
+/// repeats), with its inverse.
 FragmentLayoutAttr getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m,
                                                int64_t n, int64_t threads,
                                                WarpPartition partition);
