@@ -116,8 +116,8 @@ struct TmaLoad : TmaBox {
   bool multicast = false;
 };
 
-/// The TMA box of `region` (`sizes` at `offsets`) of `global` for a tile
-/// of `tileType` (rank 2) and elements of `bits` bits, if TMA can move it.
+/// The TMA box of the region `sizes` at `offsets` of `global` that a tile
+/// of `tileType` (rank 2) fills or comes from, if TMA can move it.
 std::optional<TmaBox> tmaBoxOf(Value global, ArrayRef<OpFoldResult> offsets,
                                ArrayRef<int64_t> sizes, MemRefType tileType,
                                func::FuncOp func) {
@@ -634,8 +634,8 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
 /// pair stores for 32-bit), in the 128-byte-swizzled layout, then thread 0
 /// issues one TMA store per panel. Before a round writes the slots, the
 /// stores that read them (an earlier round's, or an earlier tile's) have
-/// read them; thread 0 waits for its stores before the kernel ends (see
-/// waitForTmaStores).
+/// read them; pipelineWithTma makes thread 0 wait for its stores before the
+/// block exits.
 void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
                      const Storage &acc, Value slotBase, int64_t slots) {
   MLIRContext *ctx = copy.getContext();
