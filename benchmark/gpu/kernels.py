@@ -111,7 +111,7 @@ def gemm_rowmax(M, N, K, block_M=64, block_N=64, block_K=32, threads=256, dtype=
     @T.prim_func
     def gemm_rowmax_kernel(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
                            R: T.Tensor((T.ceildiv(N, block_N), M), "float")):
-        with T.Kernel(grid_x, grid_y, threads=threads, cluster_dims=cluster) as (bx, by):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K), dtype)
             B_shared = T.alloc_shared((block_K, block_N), dtype)
             C_local = T.alloc_fragment((block_M, block_N), "float")
@@ -138,7 +138,7 @@ def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="f
     def gemm_sp_kernel(A_sparse: T.Tensor((M, K // 2), dtype),
                        E: T.Tensor((M, K // e_factor), "int16"),
                        B: T.Tensor((K, N), dtype), C: T.Tensor((M, N), dtype)):
-        with T.Kernel(grid_x, grid_y, threads=threads, cluster_dims=cluster) as (bx, by):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
             A_shared = T.alloc_shared((block_M, block_K // 2), dtype)
             E_shared = T.alloc_shared((block_M, block_K // e_factor), "int16")
             B_shared = T.alloc_shared((block_K, block_N), dtype)
@@ -149,7 +149,7 @@ def gemm_sp(M, N, K, block_M=128, block_N=128, block_K=64, threads=128, dtype="f
                 T.copy(E[by * block_M, k * block_K // e_factor], E_shared)
                 T.copy(B[k * block_K, bx * block_N], B_shared)
                 T.gemm_sp(A_shared, E_shared, B_shared, C_local)
-            T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
+            T.copy(C_local, C[by * block_M, bx * block_N])
 
     return gemm_sp_kernel
 
