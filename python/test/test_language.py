@@ -737,6 +737,39 @@ def test_copy_disable_tma_keeps_the_store_from_tma(tmp_path, monkeypatch):
     assert "stmatrix" not in ptx and "st.global.v4.b32" in ptx
 
 
+def shared_epilogue_gemm(M, N, K):
+    """TileLang's Hopper GEMM epilogue: C through a shared tile."""
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=256) as (bx, by):
+            A_s = T.alloc_shared((128, 64), "float16")
+            B_s = T.alloc_shared((64, 128), "float16")
+            C_s = T.alloc_shared((128, 128), "float16")
+            C_l = T.alloc_fragment((128, 128), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3):
+                T.copy(A[by * 128, k * 64], A_s)
+                T.copy(B[k * 64, bx * 128], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C_s)
+            T.copy(C_s, C[by * 128, bx * 128])
+
+    return gemm
+
+
+def test_gemm_epilogue_through_a_shared_tile(rng, tmp_path, monkeypatch):
+    # On the CPU against numpy; on sm_90a the two copies are one TMA store.
+    k = tilemlir.compile(shared_epilogue_gemm(200, 136, 72), out_idx=[2], target="cpu")
+    a, b = randn(rng, (200, 72), "float16"), randn(rng, (72, 136), "float16")
+    np.testing.assert_allclose(f64(k(a, b)), f64(a) @ f64(b), rtol=2e-2, atol=2e-1)
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    k = tilemlir.compile(shared_epilogue_gemm(512, 512, 256), out_idx=[2],
+                         target="cuda -arch=sm_90a")
+    ptx = k.get_kernel_source()
+    assert "stmatrix" in ptx and "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
+
+
 def test_copy_disable_tma_must_be_a_bool():
     with pytest.raises(tilemlir.TileCompileError, match="disable_tma must be True or False"):
         tilemlir.compile(hopper_gemm(128, 128, 64, disable_tma=1), target="cpu")

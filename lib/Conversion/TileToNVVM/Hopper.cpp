@@ -627,6 +627,62 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
 }
 
 
+/// TileLang's epilogue through a shared tile, `T.copy(C_local, C_shared);
+/// T.copy(C_shared, C[...])` after `loop`: when the shared tile has the
+/// accumulator's shape and C's element type and nothing else uses it, the
+/// two copies become one store of the accumulator to C (placed at the
+/// second; only pure ops lie between them), which goes out through the
+/// loop's epilogue (by TMA where it can).
+void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
+                        Value accumulator) {
+  for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
+    auto toShared = dyn_cast<CopyOp>(user);
+    if (!toShared || toShared.getSource() != accumulator ||
+        toShared->getBlock() != loop->getBlock() ||
+        !loop->isBeforeInBlock(toShared))
+      continue;
+    Value tile = toShared.getTarget();
+    std::optional<Storage> st = getStorage(tile);
+    auto tileType = cast<MemRefType>(tile.getType());
+    auto fragType = cast<MemRefType>(accumulator.getType());
+    if (!st || st->scope != Scope::Shared ||
+        tileType.getShape() != fragType.getShape() ||
+        ArrayRef<int64_t>(toShared.getSourceSizes()) != fragType.getShape() ||
+        ArrayRef<int64_t>(toShared.getTargetSizes()) != tileType.getShape() ||
+        !llvm::hasSingleElement(llvm::make_filter_range(
+            tile.getUsers(), [&](Operation *op) { return op != toShared; })))
+      continue;
+    auto toGlobal = dyn_cast<CopyOp>(*llvm::find_if(
+        tile.getUsers(), [&](Operation *op) { return op != toShared; }));
+    if (!toGlobal || toGlobal.getSource() != tile ||
+        toGlobal->getBlock() != toShared->getBlock() ||
+        !toShared->isBeforeInBlock(toGlobal) ||
+        !isGlobal(toGlobal.getTarget().getType()) ||
+        toGlobal.getTarget().getType().getElementType() !=
+            tileType.getElementType() ||
+        ArrayRef<int64_t>(toGlobal.getSourceSizes()) != tileType.getShape() ||
+        llvm::any_of(toGlobal.getStaticSourceOffsets(),
+                     [](int64_t o) { return o != 0; }))
+      continue;
+    bool pureBetween = true;
+    for (Operation *op = toShared->getNextNode(); op != toGlobal;
+         op = op->getNextNode())
+      pureBetween &= isMemoryEffectFree(op) && op->getNumRegions() == 0;
+    if (!pureBetween)
+      continue;
+    rewriter.setInsertionPoint(toGlobal);
+    auto fused = CopyOp::create(
+        rewriter, toGlobal.getLoc(), accumulator, ValueRange{},
+        SmallVector<int64_t>(fragType.getRank(), 0),
+        llvm::to_vector(fragType.getShape()), toGlobal.getTarget(),
+        toGlobal.getTargetOffsets(), toGlobal.getStaticTargetOffsets(),
+        toGlobal.getTargetSizes(), /*pad=*/nullptr);
+    fused->setDiscardableAttrs(toGlobal->getDiscardableAttrDictionary());
+    rewriter.eraseOp(toGlobal);
+    rewriter.eraseOp(toShared);
+  }
+}
+
 /// `copy`, a store of the wgmma accumulator `acc` to global memory, by TMA
 /// through `slots` panel buffers at shared address `slotBase` (1024-byte
 /// aligned): in rounds of `slots` panels, every consumer thread writes its
@@ -1553,8 +1609,12 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   int64_t emptyOffset = fullOffset + numStages * 8;
   int64_t residentBarrierOffset = emptyOffset + (specialize ? numStages * 8 : 0);
   int64_t regionEnd = residentBarrierOffset + (resident.empty() ? 0 : 8);
-  // The accumulators' stores to global memory after the loop: by TMA
-  // where TMA can store every one of them.
+  // The accumulators' stores to global memory after the loop (also those
+  // written through a shared tile of their own): by TMA where TMA can
+  // store every one of them.
+  if (specialize)
+    for (GemmOp gemm : wgmmas)
+      fuseSharedEpilogue(rewriter, loop, gemm.getC());
   SmallVector<std::pair<CopyOp, TmaBox>> tmaStores;
   bool allTma = specialize;
   for (GemmOp gemm : wgmmas)

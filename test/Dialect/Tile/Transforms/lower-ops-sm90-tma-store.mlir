@@ -14,6 +14,7 @@
 // RUN: tile-opt %t/rounds.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=ROUNDS
 // RUN: tile-opt %t/dynamic.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=DYN
 // RUN: tile-opt %t/disable-load.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOLOAD
+// RUN: tile-opt %t/shared-tile.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHARED
 
 //--- f16.mlir
 // C gets a store descriptor of its own (128 x 64 boxes: 128-byte panels).
@@ -232,6 +233,75 @@ func.func @disable_load(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C
       tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #tile.scope<shared>>, memref<64x256xf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
     }
     tile.copy %Cf to %C[%m0, %n0] : memref<128x256xf32, #tile.scope<fragment>> to memref<1024x1024xf16>
+  }
+  return
+}
+
+// -----
+
+//--- shared-tile.mlir
+// TileLang's epilogue through a shared tile (T.copy(C_local, C_shared);
+// T.copy(C_shared, C[...])): one store of the accumulator, by TMA. A shared
+// tile that something else reads keeps its copies (@read_back).
+// SHARED-LABEL: func.func @shared_tile(
+// SHARED-COUNT-16: nvvm.stmatrix
+// SHARED: nvvm.fence.proxy
+// SHARED-COUNT-4: nvvm.cp.async.bulk.tensor.global.shared.cta
+// SHARED-LABEL: func.func @read_back(
+// SHARED-NOT: nvvm.stmatrix
+// SHARED-NOT: nvvm.cp.async.bulk.tensor.global.shared.cta
+// SHARED: } {tile.consumer_threads = 256 : i64}
+func.func @shared_tile(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  tile.kernel (%bx, %by) in (4, 8) threads(256) {
+    %As = tile.alloc_shared : memref<128x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #tile.scope<shared>>
+    %Cs = tile.alloc_shared : memref<128x256xf16, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.scope<fragment>>
+    tile.clear %Cf : memref<128x256xf32, #tile.scope<fragment>>
+    %m0 = arith.muli %by, %c128 : index
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      %n1 = arith.muli %bx, %c256 : index
+      tile.copy %A[%m0, %k0] to %As : memref<1024x1024xf16> to memref<128x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %n1] to %Bs : memref<1024x1024xf16> to memref<64x256xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #tile.scope<shared>>, memref<64x256xf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+    }
+    tile.copy %Cf to %Cs : memref<128x256xf32, #tile.scope<fragment>> to memref<128x256xf16, #tile.scope<shared>>
+    %n0 = arith.muli %bx, %c256 : index
+    tile.copy %Cs to %C[%m0, %n0] : memref<128x256xf16, #tile.scope<shared>> to memref<1024x1024xf16>
+  }
+  return
+}
+func.func @read_back(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>, %D: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  tile.kernel (%bx, %by) in (4, 8) threads(256) {
+    %As = tile.alloc_shared : memref<128x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #tile.scope<shared>>
+    %Cs = tile.alloc_shared : memref<128x256xf16, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<128x256xf32, #tile.scope<fragment>>
+    tile.clear %Cf : memref<128x256xf32, #tile.scope<fragment>>
+    %m0 = arith.muli %by, %c128 : index
+    %n0 = arith.muli %bx, %c256 : index
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%m0, %k0] to %As : memref<1024x1024xf16> to memref<128x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %n0] to %Bs : memref<1024x1024xf16> to memref<64x256xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf : memref<128x64xf16, #tile.scope<shared>>, memref<64x256xf16, #tile.scope<shared>>, memref<128x256xf32, #tile.scope<fragment>>
+    }
+    tile.copy %Cf to %Cs : memref<128x256xf32, #tile.scope<fragment>> to memref<128x256xf16, #tile.scope<shared>>
+    tile.copy %Cs to %C[%m0, %n0] : memref<128x256xf16, #tile.scope<shared>> to memref<1024x1024xf16>
+    tile.copy %Cs to %D[%m0, %n0] : memref<128x256xf16, #tile.scope<shared>> to memref<1024x1024xf16>
   }
   return
 }
