@@ -649,6 +649,9 @@ void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
         tileType.getShape() != fragType.getShape() ||
         ArrayRef<int64_t>(toShared.getSourceSizes()) != fragType.getShape() ||
         ArrayRef<int64_t>(toShared.getTargetSizes()) != tileType.getShape() ||
+        !toShared.getTargetOffsets().empty() ||
+        llvm::any_of(toShared.getStaticTargetOffsets(),
+                     [](int64_t o) { return o != 0; }) ||
         !llvm::hasSingleElement(llvm::make_filter_range(
             tile.getUsers(), [&](Operation *op) { return op != toShared; })))
       continue;
@@ -661,6 +664,7 @@ void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
         toGlobal.getTarget().getType().getElementType() !=
             tileType.getElementType() ||
         ArrayRef<int64_t>(toGlobal.getSourceSizes()) != tileType.getShape() ||
+        !toGlobal.getSourceOffsets().empty() ||
         llvm::any_of(toGlobal.getStaticSourceOffsets(),
                      [](int64_t o) { return o != 0; }))
       continue;
