@@ -81,6 +81,7 @@ public:
     return sm >= 90 ? 227 * 1024 : 163 * 1024;
   }
   bool supportsClusters() const override { return sm >= 90; }
+  bool fusesSharedEpilogues() const override { return sm >= 90; }
   bool supportsGemm(Type a, Type b, Type c) const override {
     if (isBaseMma(a, b, c))
       return true;

@@ -737,7 +737,7 @@ def test_copy_disable_tma_keeps_the_store_from_tma(tmp_path, monkeypatch):
     assert "stmatrix" not in ptx and "st.global.v4.b32" in ptx
 
 
-def shared_epilogue_gemm(M, N, K):
+def shared_epilogue_gemm(M, N, K, num_stages=3):
     """TileLang's Hopper GEMM epilogue: C through a shared tile."""
     @T.prim_func
     def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
@@ -748,7 +748,7 @@ def shared_epilogue_gemm(M, N, K):
             C_s = T.alloc_shared((128, 128), "float16")
             C_l = T.alloc_fragment((128, 128), "float32")
             T.clear(C_l)
-            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3):
+            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=num_stages):
                 T.copy(A[by * 128, k * 64], A_s)
                 T.copy(B[k * 64, bx * 128], B_s)
                 T.gemm(A_s, B_s, C_l)
@@ -768,6 +768,19 @@ def test_gemm_epilogue_through_a_shared_tile(rng, tmp_path, monkeypatch):
                          target="cuda -arch=sm_90a")
     ptx = k.get_kernel_source()
     assert "stmatrix" in ptx and "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
+
+
+def test_shared_epilogue_tile_takes_no_shared_memory_on_sm90a(tmp_path, monkeypatch):
+    # 6 stages of 32 KiB and a 32 KiB C_shared: over sm_80's 163 KiB (it
+    # stores through the tile), within sm_90a's 227 KiB (the tile is unused).
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    k = tilemlir.compile(shared_epilogue_gemm(1024, 1024, 1024, num_stages=6), out_idx=[2],
+                         target="cuda -arch=sm_90a")
+    import json
+    assert json.loads((k.bundle_dir / "bundle.json").read_text())["shared_bytes"] <= 227 * 1024
+    with pytest.raises(tilemlir.TileCompileError, match="bytes of shared memory; sm_80 allows"):
+        tilemlir.compile(shared_epilogue_gemm(1024, 1024, 1024, num_stages=6), out_idx=[2],
+                         target="cuda -arch=sm_80")
 
 
 def test_copy_disable_tma_must_be_a_bool():

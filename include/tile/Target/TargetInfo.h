@@ -32,6 +32,10 @@ public:
   virtual int64_t getMaxSharedMemoryBytes() const = 0;
   /// True when thread-block clusters exist.
   virtual bool supportsClusters() const { return false; }
+  /// True when the shared tile of TileLang's epilogue (getSharedEpilogue)
+  /// after a pipelined gemm loop takes no shared memory: its copies become
+  /// one store of the accumulator (sm_90a).
+  virtual bool fusesSharedEpilogues() const { return false; }
   /// True when a gemm with these element types runs on the target.
   virtual bool supportsGemm(Type a, Type b, Type c) const = 0;
   /// True when a 2:4 sparse gemm with these element types runs.

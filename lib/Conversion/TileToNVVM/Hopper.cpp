@@ -627,12 +627,11 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
 }
 
 
-/// TileLang's epilogue through a shared tile, `T.copy(C_local, C_shared);
-/// T.copy(C_shared, C[...])` after `loop`: when the shared tile has the
-/// accumulator's shape and C's element type and nothing else uses it, the
-/// two copies become one store of the accumulator to C (placed at the
-/// second; only pure ops lie between them), which goes out through the
-/// loop's epilogue (by TMA where it can).
+/// TileLang's epilogue through a shared tile of an accumulator after
+/// `loop` (see getSharedEpilogue) becomes one store of the accumulator to
+/// C, placed at the second copy, which goes out through the loop's
+/// epilogue (by TMA where it can). The tile is left unused and takes no
+/// shared memory.
 void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
                         Value accumulator) {
   for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
@@ -641,39 +640,12 @@ void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
         toShared->getBlock() != loop->getBlock() ||
         !loop->isBeforeInBlock(toShared))
       continue;
-    Value tile = toShared.getTarget();
-    std::optional<Storage> st = getStorage(tile);
-    auto tileType = cast<MemRefType>(tile.getType());
+    std::optional<SharedEpilogue> ep =
+        getSharedEpilogue(toShared.getTarget());
+    if (!ep || ep->in != toShared)
+      continue;
+    CopyOp toGlobal = ep->out;
     auto fragType = cast<MemRefType>(accumulator.getType());
-    if (!st || st->scope != Scope::Shared ||
-        tileType.getShape() != fragType.getShape() ||
-        ArrayRef<int64_t>(toShared.getSourceSizes()) != fragType.getShape() ||
-        ArrayRef<int64_t>(toShared.getTargetSizes()) != tileType.getShape() ||
-        !toShared.getTargetOffsets().empty() ||
-        llvm::any_of(toShared.getStaticTargetOffsets(),
-                     [](int64_t o) { return o != 0; }) ||
-        !llvm::hasSingleElement(llvm::make_filter_range(
-            tile.getUsers(), [&](Operation *op) { return op != toShared; })))
-      continue;
-    auto toGlobal = dyn_cast<CopyOp>(*llvm::find_if(
-        tile.getUsers(), [&](Operation *op) { return op != toShared; }));
-    if (!toGlobal || toGlobal.getSource() != tile ||
-        toGlobal->getBlock() != toShared->getBlock() ||
-        !toShared->isBeforeInBlock(toGlobal) ||
-        !isGlobal(toGlobal.getTarget().getType()) ||
-        toGlobal.getTarget().getType().getElementType() !=
-            tileType.getElementType() ||
-        ArrayRef<int64_t>(toGlobal.getSourceSizes()) != tileType.getShape() ||
-        !toGlobal.getSourceOffsets().empty() ||
-        llvm::any_of(toGlobal.getStaticSourceOffsets(),
-                     [](int64_t o) { return o != 0; }))
-      continue;
-    bool pureBetween = true;
-    for (Operation *op = toShared->getNextNode(); op != toGlobal;
-         op = op->getNextNode())
-      pureBetween &= isMemoryEffectFree(op) && op->getNumRegions() == 0;
-    if (!pureBetween)
-      continue;
     rewriter.setInsertionPoint(toGlobal);
     auto fused = CopyOp::create(
         rewriter, toGlobal.getLoc(), accumulator, ValueRange{},

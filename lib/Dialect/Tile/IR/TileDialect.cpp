@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -38,6 +39,46 @@ std::optional<Scope> mlir::tile::getScope(MemRefType type) {
 }
 
 bool mlir::tile::isGlobal(MemRefType type) { return !type.getMemorySpace(); }
+
+std::optional<SharedEpilogue> mlir::tile::getSharedEpilogue(Value tile) {
+  auto type = dyn_cast<MemRefType>(tile.getType());
+  if (!type || getScope(type) != Scope::Shared ||
+      !llvm::hasNItems(tile.getUsers(), 2))
+    return std::nullopt;
+  auto whole = [&](ArrayRef<int64_t> sizes, ValueRange offsets,
+                   ArrayRef<int64_t> staticOffsets) {
+    return sizes == type.getShape() && offsets.empty() &&
+           llvm::all_of(staticOffsets, [](int64_t o) { return o == 0; });
+  };
+  SharedEpilogue ep;
+  for (Operation *user : tile.getUsers()) {
+    auto copy = dyn_cast<CopyOp>(user);
+    if (!copy)
+      return std::nullopt;
+    if (copy.getTarget() == tile && copy.getSource() != tile)
+      ep.in = copy;
+    else if (copy.getSource() == tile && copy.getTarget() != tile)
+      ep.out = copy;
+  }
+  if (!ep.in || !ep.out || ep.in->getBlock() != ep.out->getBlock() ||
+      !ep.in->isBeforeInBlock(ep.out))
+    return std::nullopt;
+  MemRefType from = ep.in.getSource().getType();
+  MemRefType to = ep.out.getTarget().getType();
+  if (getScope(from) != Scope::Fragment || from.getShape() != type.getShape() ||
+      ArrayRef<int64_t>(ep.in.getSourceSizes()) != from.getShape() ||
+      !whole(ep.in.getTargetSizes(), ep.in.getTargetOffsets(),
+             ep.in.getStaticTargetOffsets()) ||
+      !isGlobal(to) || to.getElementType() != type.getElementType() ||
+      !whole(ep.out.getSourceSizes(), ep.out.getSourceOffsets(),
+             ep.out.getStaticSourceOffsets()))
+    return std::nullopt;
+  for (Operation *op = ep.in->getNextNode(); op != ep.out;
+       op = op->getNextNode())
+    if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
+      return std::nullopt;
+  return ep;
+}
 
 StringRef mlir::tile::stringifyScopeOf(MemRefType type) {
   if (std::optional<Scope> scope = getScope(type))

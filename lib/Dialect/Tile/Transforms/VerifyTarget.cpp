@@ -83,9 +83,28 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   // Shared buffers, and all block buffers (fragment and local too): on a
   // CPU they all live on the stack of the block's worker thread.
   int64_t sharedBytes = 0, blockBytes = 0;
+  // The shared tile of TileLang's epilogue after a pipelined gemm loop,
+  // which the target may store without (tile-lower-ops checks the exact
+  // figure).
+  auto fusedEpilogue = [&](AllocSharedOp alloc) {
+    std::optional<SharedEpilogue> ep;
+    if (!target.fusesSharedEpilogues() ||
+        !(ep = getSharedEpilogue(alloc.getResult())))
+      return false;
+    Value fragment = ep->in.getSource();
+    return llvm::any_of(fragment.getUsers(), [&](Operation *user) {
+      auto gemm = dyn_cast<GemmOp>(user);
+      auto loop = gemm ? dyn_cast<PipelinedOp>(gemm->getParentOp())
+                       : PipelinedOp();
+      return loop && gemm.getC() == fragment &&
+             loop->getBlock() == ep->in->getBlock() &&
+             loop->isBeforeInBlock(ep->in);
+    });
+  };
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
-      add(sharedBytes, getBufferBytes(alloc.getType()));
+      if (!fusedEpilogue(alloc))
+        add(sharedBytes, getBufferBytes(alloc.getType()));
       add(blockBytes, getBufferBytes(alloc.getType()));
     } else if (isa<AllocFragmentOp, AllocLocalOp>(op)) {
       add(blockBytes,

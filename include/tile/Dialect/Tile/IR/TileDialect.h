@@ -48,4 +48,19 @@ public:
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.h.inc"
 
+namespace mlir::tile {
+
+/// TileLang's epilogue through a shared tile, `T.copy(C_local, C_shared);
+/// T.copy(C_shared, C[...])`: `in` writes the whole shared `tile` from a
+/// fragment of its shape, `out` reads the whole tile into global memory of
+/// its element type later in the same block (only pure ops between), and
+/// nothing else uses the tile. The two copies are one store of the
+/// fragment.
+struct SharedEpilogue {
+  CopyOp in, out;
+};
+std::optional<SharedEpilogue> getSharedEpilogue(Value tile);
+
+} // namespace mlir::tile
+
 #endif // TILE_DIALECT_TILE_IR_TILEDIALECT_H
