@@ -679,28 +679,17 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
   int64_t bits = elt.getIntOrFloatBitWidth();
   FragmentLayoutAttr layout = acc.layout;
   Value tid = threadId(rewriter, loc);
-  Value lane =
-      arith::RemUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32));
-  // The wgmma partition: warpgroup g holds `repeats` blocks of 64 rows from
-  // row 64 repeats g, warp q of it rows 16q .. 16q + 15 of each (a strip);
-  // every lane holds its elements in the registers that lane 0 of warp 0
-  // holds its in.
+  Value lane = arith::RemUIOp::create(rewriter, loc, tid,
+                                      indexConst(rewriter, loc, kWarpSize));
+  // The wgmma partition (see wgmmaWarpRow): every lane holds its elements
+  // in the registers that lane 0 of warp 0 holds its in.
   int64_t rows = acc.layout.getShape()[0];
   int64_t repeats = rows / (64 * (getThreads(copy) / kWarpgroupSize));
-  Value warp =
-      arith::DivUIOp::create(rewriter, loc, tid, indexConst(rewriter, loc, 32));
-  Value warpRow = arith::AddIOp::create(
+  Value warpRow = wgmmaWarpRow(
       rewriter, loc,
-      arith::MulIOp::create(
-          rewriter, loc,
-          arith::DivUIOp::create(rewriter, loc, warp,
-                                 indexConst(rewriter, loc, 4)),
-          indexConst(rewriter, loc, 64 * repeats)),
-      arith::MulIOp::create(
-          rewriter, loc,
-          arith::RemUIOp::create(rewriter, loc, warp,
-                                 indexConst(rewriter, loc, 4)),
-          indexConst(rewriter, loc, 16)));
+      arith::DivUIOp::create(rewriter, loc, tid,
+                             indexConst(rewriter, loc, kWarpSize)),
+      repeats);
   auto reg = [&](int64_t row, int64_t col) {
     return layout.apply({row, col}).second;
   };

@@ -114,6 +114,12 @@ struct RingSlot {
 RingSlot ringSlot(OpBuilder &b, Location loc, Value iv, Value lower,
                   Value step, int64_t numStages, Value base = Value());
 
+/// The first row of warp `warp`'s strips in the wgmma partition with
+/// `repeats` 64-row blocks a warpgroup (WarpPartition::repeats): warp q of
+/// warpgroup g holds rows 16q .. 16q + 15 of each block from row 64
+/// repeats g on, the strips 64 rows apart.
+Value wgmmaWarpRow(OpBuilder &b, Location loc, Value warp, int64_t repeats);
+
 /// The register of a 16-bit fragment in an accumulator layout (row r of
 /// the M x K tile held as mma.sync C atoms) that holds element e (0..7) of
 /// the m16k16 A operand fragment starting at row `row` and column `col`, as

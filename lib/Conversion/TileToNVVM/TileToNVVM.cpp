@@ -941,27 +941,16 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   Value warp = arith::DivUIOp::create(rewriter, loc, tid,
                                       indexConst(rewriter, loc, nvvm::kWarpSize));
   Value wn = indexConst(rewriter, loc, part->warpsN);
-  Value warpRow = arith::MulIOp::create(
-      rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
-      indexConst(rewriter, loc, tileM));
-  // The warp's 16-row strips: consecutive, or (repeats) 64 rows apart in
-  // its warpgroup's 64 r rows.
-  int64_t stripStride = 16;
-  if (int64_t r = part->repeats; r > 1) {
-    stripStride = 64;
-    warpRow = arith::AddIOp::create(
-        rewriter, loc,
-        arith::MulIOp::create(
-            rewriter, loc,
-            arith::DivUIOp::create(rewriter, loc, warp,
-                                   indexConst(rewriter, loc, 4)),
-            indexConst(rewriter, loc, 64 * r)),
-        arith::MulIOp::create(
-            rewriter, loc,
-            arith::RemUIOp::create(rewriter, loc, warp,
-                                   indexConst(rewriter, loc, 4)),
-            indexConst(rewriter, loc, 16)));
-  }
+  // The warp's 16-row strips: consecutive from its first row, or (repeats)
+  // 64 rows apart in its warpgroup's 64 r rows.
+  int64_t stripStride = part->repeats > 1 ? 64 : 16;
+  Value warpRow =
+      part->repeats > 1
+          ? wgmmaWarpRow(rewriter, loc, warp, part->repeats)
+          : arith::MulIOp::create(
+                rewriter, loc, arith::DivUIOp::create(rewriter, loc, warp, wn),
+                indexConst(rewriter, loc, tileM))
+                .getResult();
   Value warpCol = arith::MulIOp::create(
       rewriter, loc, arith::RemUIOp::create(rewriter, loc, warp, wn),
       indexConst(rewriter, loc, tileN));
@@ -2053,6 +2042,18 @@ bool nvvm::computableFrom(Value v, Operation *scope, ValueRange ivs) {
   return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
          llvm::all_of(def->getOperands(),
                       [&](Value o) { return computableFrom(o, scope, ivs); });
+}
+
+Value nvvm::wgmmaWarpRow(OpBuilder &b, Location loc, Value warp,
+                         int64_t repeats) {
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, warp, indexConst(b, loc, 4)),
+          indexConst(b, loc, 64 * repeats)),
+      arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, warp, indexConst(b, loc, 4)),
+          indexConst(b, loc, 16)));
 }
 
 nvvm::RingSlot nvvm::ringSlot(OpBuilder &b, Location loc, Value iv,
