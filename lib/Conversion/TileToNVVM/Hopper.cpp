@@ -659,6 +659,34 @@ void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
   }
 }
 
+/// A box's tensor `offsets` as values where `b` builds: constants made
+/// there, values through `valueAt`.
+SmallVector<Value> offsetValues(OpBuilder &b, Location l,
+                                ArrayRef<OpFoldResult> offsets,
+                                function_ref<Value(Value)> valueAt) {
+  SmallVector<Value> values;
+  for (OpFoldResult ofr : offsets) {
+    if (auto v = dyn_cast<Value>(ofr))
+      values.push_back(valueAt(v));
+    else
+      values.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
+  }
+  return values;
+}
+
+/// The TMA coordinates (i32, innermost first) of panel `p` of `box` at
+/// tensor `offsets`: the panel's columns in the innermost dimension.
+SmallVector<Value> panelCoords(OpBuilder &b, Location l, const TmaBox &box,
+                               ArrayRef<Value> offsets, int64_t p) {
+  SmallVector<Value> coords;
+  for (int64_t d = box.rank() - 1; d >= 0; --d)
+    coords.push_back(toI32(
+        b, l,
+        d + 1 == box.rank() ? addIndex(b, l, offsets[d], p * box.panelElements())
+                            : offsets[d]));
+  return coords;
+}
+
 /// `copy`, a store of the wgmma accumulator `acc` to global memory, by TMA
 /// through `slots` panel buffers at shared address `slotBase` (1024-byte
 /// aligned): in rounds of `slots` panels, every consumer thread writes its
@@ -815,25 +843,15 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
         NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
     barrier(rewriter, loc);
     leaderDoes([&](OpBuilder &b, Location l) {
-      for (int64_t p = first; p < last; ++p) {
-        SmallVector<Value> coords;
-        for (int64_t d = box.rank() - 1; d >= 0; --d) {
-          OpFoldResult ofr = box.tensorOffsets[d];
-          Value offset = isa<Value>(ofr)
-                             ? cast<Value>(ofr)
-                             : indexConst(b, l, *getConstantIntValue(ofr));
-          coords.push_back(toI32(
-              b, l,
-              d + 1 == box.rank()
-                  ? addIndex(b, l, offset, p * box.panelElements())
-                  : offset));
-        }
+      SmallVector<Value> offsets = offsetValues(
+          b, l, box.tensorOffsets, [](Value v) { return v; });
+      for (int64_t p = first; p < last; ++p)
         NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
             b, l, box.descriptor,
             sharedPtr(b, l, addIndex(b, l, slotBase,
                                      (p - first) * box.panelBytes())),
-            coords, Value(), NVVM::TMAStoreMode::TILE, Value());
-      }
+            panelCoords(b, l, box, offsets, p), Value(),
+            NVVM::TMAStoreMode::TILE, Value());
       NVVM::CpAsyncBulkCommitGroupOp::create(b, l);
     });
   }
@@ -851,11 +869,12 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
   MLIRContext *ctx = b.getContext();
   bool multicast = load.multicast && size > 1;
   int64_t rows = multicast ? load.rows / size : load.rows;
-  Value firstRow = offsets[load.rowDim];
+  SmallVector<Value> origin(offsets);
   Value mask;
   if (multicast) {
     Value sliceRows = arith::MulIOp::create(b, l, rank, indexConst(b, l, rows));
-    firstRow = arith::AddIOp::create(b, l, firstRow, sliceRows);
+    origin[load.rowDim] =
+        arith::AddIOp::create(b, l, origin[load.rowDim], sliceRows);
     dst = arith::AddIOp::create(
         b, l, dst,
         arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, kPanelBytes)));
@@ -863,14 +882,7 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
                                         (int64_t(1) << size) - 1);
   }
   for (int64_t p = 0; p < load.panels(); ++p) {
-    // Coordinates innermost first; the panel's columns in the innermost.
-    SmallVector<Value> coords;
-    for (int64_t d = load.rank() - 1; d >= 0; --d)
-      coords.push_back(toI32(
-          b, l,
-          d + 1 == load.rank()
-              ? addIndex(b, l, offsets[d], p * load.panelElements())
-              : (d == load.rowDim ? firstRow : offsets[d])));
+    SmallVector<Value> coords = panelCoords(b, l, load, origin, p);
     Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
                                                           kPanelBytes));
     Value cluster = LLVM::AddrSpaceCastOp::create(
@@ -940,13 +952,8 @@ struct TmaRing {
         NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
         b.getBoolAttr(false), Value());
     for (const TmaLoad &load : resident) {
-      SmallVector<Value> offsets;
-      for (OpFoldResult ofr : load.tensorOffsets) {
-        if (auto v = dyn_cast<Value>(ofr))
-          offsets.push_back(valueAt(v));
-        else
-          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
-      }
+      SmallVector<Value> offsets =
+          offsetValues(b, l, load.tensorOffsets, valueAt);
       issueTmaLoad(b, l, load, offsets, addIndex(b, l, region, load.offset),
                    bar);
     }
@@ -987,13 +994,9 @@ struct TmaRing {
     for (const TmaLoad &load : loads) {
       IRMapping mapping;
       mapping.map(loop.getInductionVar(), iv);
-      SmallVector<Value> offsets;
-      for (OpFoldResult ofr : load.tensorOffsets) {
-        if (auto v = dyn_cast<Value>(ofr))
-          offsets.push_back(valueAt(v, mapping));
-        else
-          offsets.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
-      }
+      SmallVector<Value> offsets =
+          offsetValues(b, l, load.tensorOffsets,
+                       [&](Value v) { return valueAt(v, mapping); });
       issueTmaLoad(b, l, load, offsets, addIndex(b, l, base, load.offset),
                    bar, multicast.size, rank);
     }
