@@ -1863,9 +1863,6 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     // Thread 0 waits until its stores have read shared memory before the
     // block may exit.
     rewriter.setInsertionPoint(kernelBody.getTerminator());
-    Value isLeader = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
-        indexConst(rewriter, loc, 0));
     scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
       NVVM::CpAsyncBulkWaitGroupOp::create(b, l, 0, b.getUnitAttr());
       scf::YieldOp::create(b, l);
