@@ -677,21 +677,37 @@ whose second line is not indented."""
 
 # ------------------------------------------------------------- sm_90a GEMM
 
-def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16", disable_tma=False):
+def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16", disable_tma=False,
+                num_stages=3, shared_epilogue=False, cluster=None, panel=None):
+    """C = A B in 128 x 128 tiles on two warpgroups. `shared_epilogue`: C
+    goes through a shared tile (TileLang's Hopper epilogue); `cluster`:
+    clusters of that many blocks, the grid rounded up to whole clusters;
+    `panel`: T.use_swizzle."""
+    cx, cy = cluster or (1, 1)
+    gx = -(-(-(-N // 128)) // cx) * cx
+    gy = -(-(-(-M // 128)) // cy) * cy
+
     @T.prim_func
     def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
              C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=256) as (bx, by):
+        with T.Kernel(gx, gy, threads=256, cluster_dims=cluster) as (bx, by):
             A_s = T.alloc_shared((128, 64), dtype)
             B_s = T.alloc_shared((64, 128), dtype)
             C_l = T.alloc_fragment((128, 128), "float32")
+            if panel:
+                T.use_swizzle(panel_size=panel)
             T.clear(C_l)
-            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3,
+            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=num_stages,
                                  warp_specialize=warp_specialize):
                 T.copy(A[by * 128, k * 64], A_s)
                 T.copy(B[k * 64, bx * 128], B_s)
                 T.gemm(A_s, B_s, C_l)
-            T.copy(C_l, C[by * 128, bx * 128], disable_tma=disable_tma)
+            if shared_epilogue:
+                C_s = T.alloc_shared((128, 128), "float16")
+                T.copy(C_l, C_s)
+                T.copy(C_s, C[by * 128, bx * 128])
+            else:
+                T.copy(C_l, C[by * 128, bx * 128], disable_tma=disable_tma)
 
     return gemm
 
@@ -737,34 +753,13 @@ def test_copy_disable_tma_keeps_the_store_from_tma(tmp_path, monkeypatch):
     assert "stmatrix" not in ptx and "st.global.v4.b32" in ptx
 
 
-def shared_epilogue_gemm(M, N, K, num_stages=3):
-    """TileLang's Hopper GEMM epilogue: C through a shared tile."""
-    @T.prim_func
-    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
-             C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=256) as (bx, by):
-            A_s = T.alloc_shared((128, 64), "float16")
-            B_s = T.alloc_shared((64, 128), "float16")
-            C_s = T.alloc_shared((128, 128), "float16")
-            C_l = T.alloc_fragment((128, 128), "float32")
-            T.clear(C_l)
-            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=num_stages):
-                T.copy(A[by * 128, k * 64], A_s)
-                T.copy(B[k * 64, bx * 128], B_s)
-                T.gemm(A_s, B_s, C_l)
-            T.copy(C_l, C_s)
-            T.copy(C_s, C[by * 128, bx * 128])
-
-    return gemm
-
-
 def test_gemm_epilogue_through_a_shared_tile(rng, tmp_path, monkeypatch):
     # On the CPU against numpy; on sm_90a the two copies are one TMA store.
-    k = tilemlir.compile(shared_epilogue_gemm(200, 136, 72), out_idx=[2], target="cpu")
+    k = tilemlir.compile(hopper_gemm(200, 136, 72, shared_epilogue=True), out_idx=[2], target="cpu")
     a, b = randn(rng, (200, 72), "float16"), randn(rng, (72, 136), "float16")
     np.testing.assert_allclose(f64(k(a, b)), f64(a) @ f64(b), rtol=2e-2, atol=2e-1)
     monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
-    k = tilemlir.compile(shared_epilogue_gemm(512, 512, 256), out_idx=[2],
+    k = tilemlir.compile(hopper_gemm(512, 512, 256, shared_epilogue=True), out_idx=[2],
                          target="cuda -arch=sm_90a")
     ptx = k.get_kernel_source()
     assert "stmatrix" in ptx and "cp.async.bulk.tensor.2d.global.shared::cta" in ptx
@@ -774,12 +769,12 @@ def test_shared_epilogue_tile_takes_no_shared_memory_on_sm90a(tmp_path, monkeypa
     # 6 stages of 32 KiB and a 32 KiB C_shared: over sm_80's 163 KiB (it
     # stores through the tile), within sm_90a's 227 KiB (the tile is unused).
     monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
-    k = tilemlir.compile(shared_epilogue_gemm(1024, 1024, 1024, num_stages=6), out_idx=[2],
+    k = tilemlir.compile(hopper_gemm(1024, 1024, 1024, num_stages=6, shared_epilogue=True), out_idx=[2],
                          target="cuda -arch=sm_90a")
     import json
     assert json.loads((k.bundle_dir / "bundle.json").read_text())["shared_bytes"] <= 227 * 1024
     with pytest.raises(tilemlir.TileCompileError, match="bytes of shared memory; sm_80 allows"):
-        tilemlir.compile(shared_epilogue_gemm(1024, 1024, 1024, num_stages=6), out_idx=[2],
+        tilemlir.compile(hopper_gemm(1024, 1024, 1024, num_stages=6, shared_epilogue=True), out_idx=[2],
                          target="cuda -arch=sm_80")
 
 
@@ -820,37 +815,12 @@ def test_sm90a_cluster_launch_in_the_bundle(tmp_path, monkeypatch):
         tilemlir.compile(scale, out_idx=[1], target="cuda -arch=sm_80")
 
 
-def cluster_gemm(M, N, K, cluster, panel=None):
-    """C = A B in 128 x 128 tiles, in clusters of `cluster` blocks (the grid
-    rounded up to whole clusters), optionally walked by T.use_swizzle."""
-    gx = -(-(-(-N // 128)) // cluster[0]) * cluster[0]
-    gy = -(-(-(-M // 128)) // cluster[1]) * cluster[1]
-
-    @T.prim_func
-    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
-             C: T.Tensor((M, N), "float16")):
-        with T.Kernel(gx, gy, threads=256, cluster_dims=cluster) as (bx, by):
-            A_s = T.alloc_shared((128, 64), "float16")
-            B_s = T.alloc_shared((64, 128), "float16")
-            C_l = T.alloc_fragment((128, 128), "float32")
-            if panel:
-                T.use_swizzle(panel_size=panel)
-            T.clear(C_l)
-            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3):
-                T.copy(A[by * 128, k * 64], A_s)
-                T.copy(B[k * 64, bx * 128], B_s)
-                T.gemm(A_s, B_s, C_l)
-            T.copy(C_l, C[by * 128, bx * 128])
-
-    return gemm
-
-
 @pytest.mark.parametrize("cluster", [(2, 1), (1, 2)])
 def test_cluster_gemm_with_swizzle_on_the_cpu(rng, cluster):
     # T.use_swizzle in clusters walks whole clusters; every tile is still
     # computed once (the grid has a partial cluster's worth of tiles past
     # the edges, which store nothing).
-    k = tilemlir.compile(cluster_gemm(200, 300, 136, cluster, panel=2), out_idx=[2],
+    k = tilemlir.compile(hopper_gemm(200, 300, 136, cluster=cluster, panel=2), out_idx=[2],
                          target="cpu")
     a, b = randn(rng, (200, 136), "float16"), randn(rng, (136, 300), "float16")
     np.testing.assert_allclose(f64(k(a, b)), f64(a) @ f64(b), rtol=2e-2, atol=2e-1)
@@ -863,7 +833,7 @@ def test_sm90a_cluster_gemm_multicasts_the_shared_operand(tmp_path, monkeypatch,
     # The blocks of a (2, 1) cluster share A's tile (same by), those of a
     # (1, 2) cluster B's: each loads half of its rows into both blocks.
     monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
-    k = tilemlir.compile(cluster_gemm(512, 512, 256, cluster, panel=4), out_idx=[2],
+    k = tilemlir.compile(hopper_gemm(512, 512, 256, cluster=cluster, panel=4), out_idx=[2],
                          target="cuda -arch=sm_90a")
     import json
     meta = json.loads((k.bundle_dir / "bundle.json").read_text())
