@@ -17,8 +17,8 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
     if persistent and cluster:
         raise ValueError("persistent blocks in clusters are not supported")
     cx, cy = cluster or (1, 1)
-    grid_x = -(-(-(-N // block_N)) // cx) * cx
-    grid_y = -(-(-(-M // block_M)) // cy) * cy
+    grid_x = T.ceildiv(T.ceildiv(N, block_N), cx) * cx
+    grid_y = T.ceildiv(T.ceildiv(M, block_M), cy) * cy
     A_shape = (K, M) if trans_A else (M, K)
     B_shape = (N, K) if trans_B else (K, N)
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)

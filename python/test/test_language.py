@@ -684,8 +684,8 @@ def hopper_gemm(M, N, K, warp_specialize=True, dtype="float16", disable_tma=Fals
     clusters of that many blocks, the grid rounded up to whole clusters;
     `panel`: T.use_swizzle."""
     cx, cy = cluster or (1, 1)
-    gx = -(-(-(-N // 128)) // cx) * cx
-    gy = -(-(-(-M // 128)) // cy) * cy
+    gx = T.ceildiv(T.ceildiv(N, 128), cx) * cx
+    gy = T.ceildiv(T.ceildiv(M, 128), cy) * cy
 
     @T.prim_func
     def gemm(A: T.Tensor((M, K), dtype), B: T.Tensor((K, N), dtype),
