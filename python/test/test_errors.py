@@ -416,3 +416,66 @@ def test_column_counts_characters():
     assert_located(e, "unicode")
     source = open(THIS_FILE).read().splitlines()[line_of("unicode") - 1]
     assert e.value.col == source.index("nope") + 1
+
+
+def test_integer_constant_too_large_for_its_type():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "int32")):
+        with T.Kernel(1) as bx:
+            A[0] = T.int32(2 ** 40)  # <int-overflow>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "int-overflow", "1099511627776", "does not fit in 32 bits")
+
+
+def test_index_constant_too_large():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.serial(2 ** 70):  # <index-overflow>
+                A[0] = 1.0
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "index-overflow", "does not fit in 64 bits")
+
+
+def test_float8_e4m3_constant_out_of_range():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float8_e4m3")):
+        with T.Kernel(1) as bx:
+            A[0] = T.cast(1000.0, "float8_e4m3")  # <fp8-range>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "fp8-range", "1000.0 is not representable in float8_e4m3", "448")
+
+
+def test_infinity_in_float8_e4m3():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float8_e4m3")):
+        with T.Kernel(1) as bx:
+            A[0] = T.infinity("float8_e4m3")  # <fp8-inf>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "fp8-inf", "infinity is not representable in float8_e4m3")
+
+
+@pytest.mark.parametrize("call", ["cast", "Cast"])
+def test_cast_arguments_in_the_other_order(call):
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            if call == "cast":
+                A[0] = T.cast(T.float32, A[1])  # <cast-order>
+            else:
+                A[0] = T.Cast(A[1], "float32")  # <Cast-order>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    if call == "cast":
+        assert_located(e, "cast-order", "T.cast(value, dtype)", "T.Cast takes (dtype, value)")
+    else:
+        assert_located(e, "Cast-order", "T.Cast(dtype, value)")

@@ -175,7 +175,7 @@ sigmoid = Intrinsic("sigmoid", lambda x: 1.0 / (1.0 + math.exp(-x)))
 pow = Intrinsic("pow", lambda a, b: a ** b)  # noqa: A001
 infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
-cast = Intrinsic("cast")
-Cast = cast
+cast = Intrinsic("cast")  # T.cast(value, dtype)
+Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -10,13 +10,14 @@ ops. Every op carries the user's file, line and column.
 import ast
 import builtins
 import inspect
+import numbers
 import operator
 
 from .. import language as T
 from .. import layout as layout_mod
 from ..errors import TileCompileError
 from . import dtypes
-from .ir import Buffer, IRBuilder, LinExpr, TypedConstant, Value
+from .ir import Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_literal, int_literal
 
 _FLOAT_RANK = {"f16": 1, "bf16": 1, "f32": 2, "f64": 3}
 _INT_TYPES = ("i1", "i8", "i16", "i32", "i64")
@@ -235,35 +236,27 @@ class Translator:
 
     def const_index(self, v, node=None):
         ssa = self.b.fresh("c")
-        self.b.emit(f"{ssa} = arith.constant {int(v)} : index", self.loc(node))
+        self.b.emit(f"{ssa} = arith.constant {self._literal(v, 'index', node)} : index",
+                    self.loc(node))
         return Value(ssa, "index", LinExpr({}, int(v)), sym=str(int(v)))
 
     def const(self, v, type, node=None):
         if type == "index":
             return self.const_index(v, node)
         ssa = self.b.fresh("cst")
-        if _is_float(type):
-            fv = float(v)
-            if fv != fv:
-                lit = "0x7FC00000" if type == "f32" else repr(fv)
-                text = f"arith.constant {lit} : {type}" if type == "f32" else None
-                if text is None:
-                    raise self.error("NaN constants are only supported as f32", node)
-            elif fv in (float("inf"), float("-inf")):
-                bits = {"f16": ("0x7C00", "0xFC00"), "bf16": ("0x7F80", "0xFF80"),
-                        "f32": ("0x7F800000", "0xFF800000"),
-                        "f64": ("0x7FF0000000000000", "0xFFF0000000000000")}
-                if type not in bits:
-                    raise self.error(f"infinity is not representable in {type}", node)
-                text = f"arith.constant {bits[type][fv < 0]} : {type}"
-            else:
-                text = f"arith.constant {fv!r} : {type}"
-        elif type == "i1":
-            text = f"arith.constant {'true' if v else 'false'}"
-        else:
-            text = f"arith.constant {int(v)} : {type}"
+        text = f"arith.constant {self._literal(v, type, node)}"
+        if type != "i1":
+            text += f" : {type}"
         self.b.emit(f"{ssa} = {text}", self.loc(node))
         return Value(ssa, type)
+
+    def _literal(self, v, type, node):
+        """The MLIR text of constant `v` of `type`; what the type cannot hold
+        is reported at `node`."""
+        try:
+            return float_literal(v, type) if _is_float(type) else int_literal(v, type)
+        except (ValueError, OverflowError) as e:
+            raise self.error(str(e), node) from None
 
     # ------------------------------------------------------------ conversion
 
@@ -1236,7 +1229,7 @@ class Translator:
         attrs = []
         if a["pad_value"] is not None:
             pv = a["pad_value"]
-            attrs.append(f"pad = {float(pv) if sbuf.dtype.is_float else int(pv)!r} : {sbuf.dtype.mlir}")
+            attrs.append(f"pad = {self._literal(pv, sbuf.dtype.mlir, node)} : {sbuf.dtype.mlir}")
         if not isinstance(a["disable_tma"], bool):
             raise self.error("disable_tma must be True or False", node)
         if a["disable_tma"]:
@@ -1520,11 +1513,23 @@ class Translator:
 
     def call_cast(self, node):
         a = self._args(node, ["value", "dtype"])
-        x, dt = a["value"], self.dtype(a["dtype"], node) if not isinstance(a["value"], dtypes.DType) \
-            else None
-        if dt is None:  # T.cast(dtype, value), TVM's order
-            dt, x = self.dtype(a["value"], node), a["dtype"]
+        return self._cast(a["value"], a["dtype"], "T.cast(value, dtype)", node)
+
+    def call_Cast(self, node):
+        a = self._args(node, ["dtype", "value"])
+        return self._cast(a["value"], a["dtype"], "T.Cast(dtype, value)", node)
+
+    def _cast(self, x, dtype, form, node):
+        """T.cast(value, dtype) and TIR's T.Cast(dtype, value): `x` converted
+        to `dtype` (a Python number becomes a constant of that type)."""
+        swapped = isinstance(x, dtypes.DType) or isinstance(dtype, (Value, Access, TypedConstant))
+        if swapped:
+            raise self.error(f"{form}: the arguments are in the wrong order; T.cast takes "
+                             "(value, dtype) and T.Cast takes (dtype, value)", node)
+        dt = self.dtype(dtype, node)
         if not isinstance(x, (Value, Access, TypedConstant)):
+            if not isinstance(x, numbers.Number):
+                raise self.error(f"{form}: cannot convert {x!r} to {dt.name}", node)
             return TypedConstant(x, dt)
         return self.convert(self.value(x, node, dt.mlir), dt.mlir, node)
 
