@@ -479,3 +479,63 @@ def test_cast_arguments_in_the_other_order(call):
         assert_located(e, "cast-order", "T.cast(value, dtype)", "T.Cast takes (dtype, value)")
     else:
         assert_located(e, "Cast-order", "T.Cast(dtype, value)")
+
+
+def test_copy_between_regions_of_different_extents():
+    @T.prim_func
+    def k(A: T.Tensor((128,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            B_shared = T.alloc_shared((64,), "float32")
+            T.copy(A[0:128], B_shared[0:64])  # <copy-extents>
+            T.copy(B_shared, B)
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "copy-extents", "128 region of 'A'", "64 region of 'B_shared'",
+                   "same extents")
+
+
+@pytest.mark.parametrize("case, fragment", [
+    (0, "32x16 region of 'A' to a 32x8 region of 's'"),   # one dimension differs
+    (1, "16x32 region of 'A' to a 32x16 region of 's'"),  # into a whole buffer of another shape
+    (2, "32x16 region of 's' to a 16x16 region of 'B'"),  # a whole buffer into a smaller region
+    (3, "32x16 region of 'A' to a 16x32 region of 's'"),  # as many elements, another shape
+])
+def test_copy_region_extents_must_match(case, fragment):
+    @T.prim_func
+    def k(A: T.Tensor((32, 32), "float32"), B: T.Tensor((32, 32), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((32, 16), "float32")
+            if case == 0:
+                T.copy(A[0:32, 0:16], s[0:32, 0:8])  # <copy-extents-0>
+            elif case == 1:
+                T.copy(A[0:16, 0:32], s)  # <copy-extents-1>
+            elif case == 2:
+                T.copy(s, B[0:16, 0:16])  # <copy-extents-2>
+            else:
+                T.copy(A[0:32, 0:16], s[0:16, 0:32])  # <copy-extents-3>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, f"copy-extents-{case}", fragment, "same extents")
+
+
+def test_copy_extents_of_one_and_elements_broadcast(rng):
+    """Extents of 1 drop out (a row of A is a 16-tile) and an element takes
+    the other side's tile, as in TileLang."""
+    @T.prim_func
+    def k(A: T.Tensor((4, 16), "float32"), B: T.Tensor((4, 16), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((16,), "float32")
+            f = T.alloc_fragment((1, 16), "float32")
+            T.copy(A[2, 0:16], s[0:16])
+            T.copy(s, f[0, 0])
+            T.copy(f, B[1:2, 0:16])
+            T.copy(A[3, 0], s)
+            T.copy(s[0:16], B[0, 0:16])
+
+    a = rng.standard_normal((4, 16)).astype(np.float32)
+    b = np.zeros((4, 16), np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(b[1], a[2])
+    np.testing.assert_array_equal(b[0], a[3])

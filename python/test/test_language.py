@@ -363,7 +363,7 @@ def test_fill_and_clear():
             T.copy(b, B)
             T.copy(c, C)
             T.clear(c)
-            T.copy(c, C[0:M // 2, :])
+            T.copy(c[0:M // 2, :], C[0:M // 2, :])
 
     kernel = tilemlir.compile(fill, out_idx=[0, 1, 2])
     a, b, c = kernel()

@@ -1216,15 +1216,13 @@ class Translator:
                                  "buffer or slices", node)
             ssz = ssz or infer(sbuf, soff, dsz)
             dsz = dsz or infer(dbuf, doff, ssz)
-        # The tile is the smaller side's: clip the larger region to it.
-        st, dt_ = [s for s in ssz if s != 1], [s for s in dsz if s != 1]
-        if st != dt_ and len(st) == len(dt_):
-            tile = [builtins.min(x, y) for x, y in zip(st, dt_)]
-
-            def clip(sizes):
-                it = iter(tile)
-                return [next(it) if s != 1 else 1 for s in sizes]
-            ssz, dsz = clip(ssz), clip(dsz)
+        # As in TileLang, both sides cover one tile: extents of 1 drop out
+        # (A[i, 0:64] is a 64-tile), an element takes the other side's tile,
+        # and regions whose other extents differ are rejected (never clipped).
+        if [s for s in ssz if s != 1] != [s for s in dsz if s != 1]:
+            raise self.error(f"T.copy from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
+                             f"to a {'x'.join(map(str, dsz))} region of '{dbuf.name}': both "
+                             "sides must have the same extents (apart from extents of 1)", node)
         loc = self.loc(node)
         attrs = []
         if a["pad_value"] is not None:
