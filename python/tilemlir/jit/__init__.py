@@ -70,15 +70,18 @@ def resolve_target(target):
                            "'cuda -arch=sm_80', 'cuda -arch=sm_90a', 'hip -arch=gfx942' or 'auto'")
 
 
-def _params_meta(func):
-    from ..language import TensorSpec, DynamicDim
+def _params_meta(func, written):
+    """The bundle's "params": name, kind, dtype, and for tensors the shape
+    and whether the kernel writes it (`written`: the names it writes)."""
+    from ..language import TensorSpec
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
         ann = p.annotation
         if isinstance(ann, TensorSpec):
             shape = [d if isinstance(d, int) else d.name for d in ann.shape]
-            meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape})
+            meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
+                         "written": name in written})
         else:
             from ..language.dtypes import as_dtype
             meta.append({"name": name, "kind": "scalar", "dtype": as_dtype(ann).name})
@@ -96,20 +99,7 @@ class JITKernel:
         self.bundle_dir = pathlib.Path(bundle_dir)
         self.runtime = load_bundle(bundle_dir)
         self.params = self.runtime.params
-        n = len(self.params)
-        if out_idx is None:
-            out_idx = []
-        elif isinstance(out_idx, int):
-            out_idx = [out_idx]
-        self.out_idx = sorted({i % n for i in out_idx})
-        for i in out_idx:
-            if not -n <= i < n:
-                raise TileCompileError(f"error: out_idx {i} is out of range for a kernel with "
-                                       f"{n} parameters")
-        for i in self.out_idx:
-            if self.params[i]["kind"] != "tensor":
-                raise TileCompileError(f"error: out_idx {i} names scalar parameter "
-                                       f"'{self.params[i]['name']}'")
+        self.out_idx = output_indices(out_idx, self.params)
 
     @property
     def input_params(self):
@@ -184,6 +174,36 @@ class JITKernel:
         return Profiler(self, tensor_supply_type)
 
 
+def output_indices(out_idx, params):
+    """The sorted parameter indices that `out_idx` (None, an int, or a list
+    or tuple of ints; negative ones count from the end) names; a
+    TileCompileError for any other form, an index out of range, a scalar
+    parameter or a parameter named twice."""
+    n = len(params)
+    if out_idx is None:
+        return []
+    items = [out_idx] if isinstance(out_idx, int) else out_idx
+    if isinstance(out_idx, bool) or not isinstance(items, (list, tuple)) or \
+            any(isinstance(i, bool) or not isinstance(i, int) for i in items):
+        raise TileCompileError(f"error: out_idx must be an int or a list of ints, got "
+                               f"{out_idx!r}")
+    names = ", ".join(f"{i}: {p['name']}" for i, p in enumerate(params))
+    seen = {}
+    for i in items:
+        if not -n <= i < n:
+            raise TileCompileError(f"error: out_idx {i} is out of range for a kernel with {n} "
+                                   f"parameters ({names})")
+        p = params[i % n]
+        if p["kind"] != "tensor":
+            raise TileCompileError(f"error: out_idx {i} names scalar parameter '{p['name']}'; "
+                                   "outputs are tensors")
+        if i % n in seen:
+            raise TileCompileError(f"error: out_idx names parameter '{p['name']}' twice "
+                                   f"({seen[i % n]} and {i})")
+        seen[i % n] = i
+    return sorted(seen)
+
+
 def _np_dtype(param):
     from ..language.dtypes import as_dtype
     return as_dtype(param["dtype"]).numpy
@@ -199,7 +219,12 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         target = resolve_target(target)
     except TileCompileError as e:
         raise at_caller(e) from None
-    ir, launch = translate_with_launch(func)
+    ir, launch, written = translate_with_launch(func)
+    params = _params_meta(func, written)
+    try:
+        output_indices(out_idx, params)
+    except TileCompileError as e:
+        raise at_caller(e) from None
     # The package and its compiler library are one release: the key uses the
     # package's version, so bundles built elsewhere (or shipped) are found
     # where no compiler is installed.
@@ -211,9 +236,9 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     entry = cache.lookup(key, compiler_id)
     if entry is None:
         if target == "cpu":
-            entry = _build_bundle(func, ir, target, key, version, compiler_id)
+            entry = _build_bundle(func, ir, params, key, version, compiler_id)
         else:
-            entry = _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id)
+            entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
 
 
@@ -255,7 +280,7 @@ def _kernel_args(params, host_args):
     return out
 
 
-def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
+def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
     chip = target.split(":")[1]
     if launch is None:
         raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
@@ -270,7 +295,6 @@ def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
     if len(kernels) != 1:
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
     k = kernels[0]
-    params = _params_meta(func)
     bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "ptx": "kernel.ptx",
               "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
@@ -282,14 +306,14 @@ def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
     return cache.store(key, bundle, files)
 
 
-def _build_bundle(func, ir, target, key, version, compiler_id):
+def _build_bundle(func, ir, params, key, version, compiler_id):
     with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
         so = pathlib.Path(tmp) / "kernel.so"
         llvm_ir = _compiler().compile_cpu(ir, so)
         files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
                  "kernel.mlir": ir.encode()}
-    meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",
-            "params": _params_meta(func), "compiler_version": version,
+    meta = {"target": "cpu", "entry": func.fn.__name__, "library": "kernel.so",
+            "params": params, "compiler_version": version,
             "compiler_id": compiler_id}
     return cache.store(key, meta, files)
 
