@@ -986,3 +986,49 @@ def test_torch_tensor_that_torch_would_not_write_is_refused(tmp_path, fake_torch
     b.is_inference = lambda: True
     with pytest.raises(ValueError, match="'B' is read-only .*inference tensor"):
         k.check_args([a, b, 1.5, 7])
+
+
+def test_compute_capability_asks_the_driver():
+    class Driver(FakeDriver):
+        def device_compute_capability(self, dev):
+            self.calls.append(("cc", dev))
+            return (8, 0)
+
+    drv = Driver()
+    old = cuda.set_driver(drv)
+    try:
+        assert cuda.compute_capability(0) == (8, 0)
+        assert drv.calls == [("init",), ("cc", 0)]
+    finally:
+        cuda.set_driver(old)
+
+
+def test_compute_capability_without_a_gpu():
+    class NoDevice(FakeDriver):
+        def init(self):
+            raise RuntimeError("cuInit failed: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable "
+                               "device is detected")
+
+    old = cuda.set_driver(NoDevice())
+    try:
+        assert cuda.compute_capability(0) is None
+    finally:
+        cuda.set_driver(old)
+
+
+def test_compute_capability_reads_both_attributes(monkeypatch):
+    """Driver.device_compute_capability: cuDeviceGetAttribute for the major
+    and minor compute capability, over a fake libcuda."""
+    drv = cuda.Driver.__new__(cuda.Driver)
+    asked = []
+
+    def get_attribute(out, attr, dev):
+        asked.append((attr, dev))
+        out._obj.value = {cuda.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 9,
+                          cuda.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: 0}[attr]
+        return cuda.CUDA_SUCCESS
+
+    drv._fns = {"cuDeviceGetAttribute": get_attribute}
+    assert drv.device_compute_capability(3) == (9, 0)
+    assert drv.device_arch(3) == "sm_90"
+    assert asked[:2] == [(75, 3), (76, 3)]

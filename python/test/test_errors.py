@@ -5,6 +5,7 @@ parameter."""
 import inspect
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -308,6 +309,51 @@ def test_gpu_target_through_jit():
     with pytest.raises(TileCompileError, match="not available") as e:
         factory(4)  # <target-jit>
     assert_located(e, "target-jit")
+
+
+@pytest.mark.parametrize("capability, cuda, auto", [
+    (None, "cuda:sm_90a", "cpu"),          # no GPU: cross-compile for the H100 / H200
+    ((9, 0), "cuda:sm_90a", "cuda:sm_90a"),  # H100, H200
+    ((8, 0), "cuda:sm_80", "cuda:sm_80"),    # A100
+    ((8, 6), "cuda:sm_80", "cuda:sm_80"),    # consumer Ampere runs sm_80 code
+    ((8, 9), "cuda:sm_80", "cuda:sm_80"),    # Ada
+    ((10, 0), "cuda:sm_80", "cuda:sm_80"),   # newer chips run sm_80's PTX, not sm_90a's
+    ((12, 0), "cuda:sm_80", "cuda:sm_80"),
+])
+def test_cuda_target_is_the_gpu_present(monkeypatch, capability, cuda, auto):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: capability)
+    assert jit_mod.resolve_target("cuda") == cuda
+    assert jit_mod.resolve_target("auto") == auto
+    assert jit_mod.resolve_target(None) == auto
+    # An explicit architecture is what it says, whatever GPU is present.
+    assert jit_mod.resolve_target("cuda -arch=sm_80") == "cuda:sm_80"
+    assert jit_mod.resolve_target("cuda -arch=sm_90a") == "cuda:sm_90a"
+    assert jit_mod.resolve_target(cuda) == cuda  # a JITKernel's own target reads back
+
+
+def test_cuda_target_on_a_gpu_too_old(monkeypatch, tiny):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: (7, 5))
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target="cuda")  # <target-old-gpu>
+    assert_located(e, "target-old-gpu", "compute capability 7.5 (sm_75)", "8.0 or newer")
+    assert tilemlir.compile(tiny, target="cpu") is not None
+
+
+def test_cuda_target_compiles_for_the_gpu_present(monkeypatch, tiny):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: (8, 0))
+    kernel = tilemlir.compile(tiny, target="cuda")
+    assert kernel.target == "cuda:sm_80"
+    assert ".target sm_80" in kernel.get_kernel_source()
+
+
+@pytest.mark.parametrize("target", [123, ["cpu"]])
+def test_target_must_be_a_string(tiny, target):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target=target)  # <target-type>
+    assert_located(e, "target-type", "target must be a string")
 
 
 def test_unknown_dtype_of_scalar_parameter():

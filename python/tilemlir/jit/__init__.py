@@ -2,7 +2,6 @@
 
 import functools
 import re
-import os
 import pathlib
 import shutil
 import tempfile
@@ -37,25 +36,59 @@ IR_STAGES = {
 }
 
 
-def _gpu_present():
-    return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
+@functools.lru_cache(maxsize=None)
+def present_compute_capability():
+    """(major, minor) of the GPU present (CUDA device 0, as the driver
+    numbers them under CUDA_VISIBLE_DEVICES), or None where there is none.
+    Asked once a process, through the driver (no torch), so that forked
+    compile workers inherit the answer instead of starting CUDA."""
+    from ..runtime.cuda import compute_capability
+    return compute_capability(0)
 
 
-# The NVIDIA chips the compiler targets; plain "cuda" means the newest.
+# The NVIDIA chips the compiler targets, by the names `-arch=` takes.
 _CUDA_ARCHS = {"sm_80": "sm_80", "sm_86": "sm_80", "sm_89": "sm_80", "sm_90": "sm_90a",
                "sm_90a": "sm_90a"}
 
 
+def arch_for_capability(major, minor):
+    """The target chip for a GPU of compute capability major.minor: sm_90a
+    on 9.0 (H100, H200), sm_80 on other chips from 8.0 on (A100, and 8.6 /
+    8.9, whose SASS runs sm_80 code; newer ones run sm_80's PTX, as sm_90a
+    code runs only on 9.0); older GPUs are an error."""
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    raise TileCompileError(
+        f"error: the GPU present has compute capability {major}.{minor} (sm_{major}{minor}); "
+        "TileMLIR's CUDA targets need 8.0 or newer (sm_80, sm_90a); use target='cpu', or "
+        "'cuda -arch=sm_80' to compile for another machine")
+
+
+def _present_chip():
+    """The chip of the GPU present, or None without one."""
+    cc = present_compute_capability()
+    return None if cc is None else arch_for_capability(*cc)
+
+
 def resolve_target(target):
-    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a". "auto"
-    is CUDA when an NVIDIA GPU is present, else the CPU."""
+    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a".
+    "cuda" is the GPU present (sm_90a where none is: cross-compiling for
+    an H100 / H200); "auto" is CUDA when a GPU is present, else the CPU."""
+    if target is not None and not isinstance(target, str):
+        raise TileCompileError(f"error: target must be a string such as 'cuda', 'cpu' or "
+                               f"'auto', got {target!r}")
     t = " ".join((target or "auto").split())
     if t == "auto":
-        return "cuda:sm_90a" if _gpu_present() else "cpu"
+        chip = _present_chip()
+        return "cpu" if chip is None else "cuda:" + chip
     if t in ("cpu", "llvm", "c"):
         return "cpu"
     if t == "cuda":
-        return "cuda:sm_90a"
+        return "cuda:" + (_present_chip() or "sm_90a")
+    if t.startswith("cuda:") and t[len("cuda:"):] in _CUDA_ARCHS.values():
+        return t  # already canonical (JITKernel.target)
     if t.startswith("cuda -arch="):
         arch = t[len("cuda -arch="):]
         if arch in _CUDA_ARCHS:

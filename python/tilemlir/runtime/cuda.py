@@ -50,7 +50,7 @@ from . import check_written
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
            "GridExpr", "eval_grid_expr", "encode_tensor_map", "make_launch_config",
-           "new_tensor_map", "get_driver", "set_driver", "dtype_info"]
+           "new_tensor_map", "get_driver", "set_driver", "dtype_info", "compute_capability"]
 
 LIBCUDA = "libcuda.so.1"
 
@@ -298,15 +298,19 @@ class Driver:
         self._call("cuCtxGetDevice", ctypes.byref(dev))
         return dev.value
 
-    def device_arch(self, dev):
-        """The device's architecture as a bundle names it: "sm_90" for
-        compute capability 9.0."""
+    def device_compute_capability(self, dev):
+        """The device's compute capability, (major, minor)."""
         major, minor = ctypes.c_int(), ctypes.c_int()
         self._call("cuDeviceGetAttribute", ctypes.byref(major),
                    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
         self._call("cuDeviceGetAttribute", ctypes.byref(minor),
                    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
-        return f"sm_{major.value}{minor.value}"
+        return major.value, minor.value
+
+    def device_arch(self, dev):
+        """The device's architecture as a bundle names it: "sm_90" for
+        compute capability 9.0."""
+        return "sm_%d%d" % self.device_compute_capability(dev)
 
     def device_sm_count(self, dev):
         """The device's streaming multiprocessors."""
@@ -413,6 +417,18 @@ def get_driver():
         if _driver is None:
             _driver = Driver()
         return _driver
+
+
+def compute_capability(ordinal=0):
+    """(major, minor) of CUDA device `ordinal`, or None where there is no
+    GPU to ask (no libcuda.so.1, no device, a driver that does not start).
+    Asks the driver (cuInit, cuDeviceGetAttribute): no torch, no context."""
+    try:
+        drv = get_driver()
+        drv.init()
+        return tuple(drv.device_compute_capability(drv.device_get(ordinal)))
+    except RuntimeError:
+        return None
 
 
 def num_sms(ordinal=0):
