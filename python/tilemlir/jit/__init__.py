@@ -266,7 +266,7 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     # key lets a cache filled from another checkout (or machine) serve.
     key = cache.make_key(_LOCATION.sub("", ir), target, version)
     compiler_id = _compiler_id()
-    entry = cache.lookup(key, compiler_id)
+    entry = cache.lookup(key, compiler_id, params)
     if entry is None:
         if target == "cpu":
             entry = _build_bundle(func, ir, params, key, version, compiler_id)
