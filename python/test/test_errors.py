@@ -604,6 +604,8 @@ BAD_KERNEL_VALUES = [
     ("clear-flag", "clear must be True or False, got 'no'"),
     ("transpose-flag", "transpose_B must be True or False, got 1"),
     ("reduce-dim-bool", "dim must be an integer in [-2, 2), got True"),
+    ("copy-offset-huge", "integer constant 1180591620717411303424 does not fit in 64 bits"),
+    ("slice-huge", "the extent of slice 0 of 'A' is too large"),
 ]
 
 
@@ -653,6 +655,10 @@ def test_bad_value_in_kernel(case, message):
                 T.gemm(s, s, f, transpose_B=1)  # <transpose-flag>
             elif case == "reduce-dim-bool":
                 T.reduce_max(f, r, dim=True)  # <reduce-dim-bool>
+            elif case == "copy-offset-huge":
+                T.copy(A[2 ** 70, 0], s)  # <copy-offset-huge>
+            elif case == "slice-huge":
+                T.copy(A[0:2 ** 70, 0:16], s)  # <slice-huge>
 
     with pytest.raises(TileCompileError) as e:
         tilemlir.compile(k, target="cpu")
@@ -668,6 +674,7 @@ BAD_LAUNCH_VALUES = [
     ("threads-entry", "each entry of threads must be positive, got -4"),
     ("cluster-zero", "a cluster extent must be positive, got 0"),
     ("cluster-many", "cluster_dims takes 1 to 3 extents"),
+    ("panel-bool", "panel_size must be a compile-time integer, got True"),
 ]
 
 
@@ -699,6 +706,9 @@ def test_bad_kernel_launch_value(case, message):
         elif case == "cluster-many":
             with T.Kernel(2, cluster_dims=(2, 1, 1, 1)) as bx:  # <cluster-many>
                 A[0] = 1.0
+        elif case == "panel-bool":
+            with T.Kernel(2, 2) as (bx, by):
+                T.use_swizzle(True)  # <panel-bool>
 
     with pytest.raises(TileCompileError) as e:
         tilemlir.compile(k, target="cpu")

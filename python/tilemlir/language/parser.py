@@ -1226,6 +1226,7 @@ class Translator:
                 if extent is None or extent <= 0:
                     raise self.error(f"the extent of slice {d} of '{buf.name}' must be a positive "
                                      "compile-time constant (write start:start + size)", node)
+                self._size(extent, f"the extent of slice {d} of '{buf.name}'", node)
                 offsets.append(lo)
                 sizes.append(extent)
             else:
@@ -1237,7 +1238,7 @@ class Translator:
         parts = []
         for o in offsets:
             if isinstance(o, int) and not isinstance(o, bool):
-                parts.append(str(o))
+                parts.append(self._literal(o, "index", node))
             else:
                 parts.append(self.convert(self.value(o, node, "index"), "index", node).ssa)
         return "[" + ", ".join(parts) + "]"
@@ -1456,9 +1457,7 @@ class Translator:
             return
         if self.kernel is None or len(self.kernel[0]) < 2:
             raise self.error("T.use_swizzle needs a kernel with a 2-d grid", node)
-        group = a["panel_size"]
-        if not isinstance(group, int) or group <= 0:
-            raise self.error("panel_size must be a positive integer", node)
+        group = self._size(a["panel_size"], "panel_size", node)
         (bx, by), (gx, gy) = self.kernel[0][:2], self.kernel[1][:2]
         # In thread-block clusters the walk is over whole clusters (each
         # block keeps its place in its cluster), so that the blocks of a
