@@ -811,3 +811,25 @@ def test_bad_out_idx_through_jit():
     with pytest.raises(TileCompileError) as e:
         make()  # <out-idx-jit>
     assert_located(e, "out-idx-jit", "out_idx 7 is out of range")
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("execution_backend", "fast", "execution_backend must be one of auto, dlpack"),
+    ("target_host", 3, "target_host must be a string, got 3"),
+    ("verbose", "yes", "verbose must be True or False, got 'yes'"),
+    ("pass_configs", ["a"], "pass_configs must be a dict, got ['a']"),
+    ("compile_flags", [1], "compile_flags must be a string or a list of strings, got [1]"),
+])
+def test_compile_option_of_the_wrong_type(tiny, option, value, message):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target="cpu", **{option: value})  # <compile-option>
+    assert_located(e, "compile-option", message)
+
+
+def test_compile_options_tilelang_passes_are_accepted(tiny):
+    kernel = tilemlir.compile(tiny, target="cpu", execution_backend="cython", verbose=False,
+                              pass_configs={"tl.disable_warp_specialized": True},
+                              compile_flags=["-O3"], target_host="llvm")
+    a = np.zeros(4, np.float32)
+    kernel(a)
+    assert a[0] == 1.0

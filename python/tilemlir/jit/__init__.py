@@ -242,6 +242,30 @@ def _np_dtype(param):
     return as_dtype(param["dtype"]).numpy
 
 
+# TileLang's execution backends: all run through tilemlir's own runtime.
+_BACKENDS = ("auto", "dlpack", "ctypes", "cython", "nvrtc", "tvm_ffi", "torch")
+
+
+def _check_options(execution_backend, target_host, verbose, pass_configs, compile_flags):
+    """The options of TileLang's compile that tilemlir takes and does not
+    need still have to be of their types (a TileCompileError says which)."""
+    def bad(name, value, want):
+        raise TileCompileError(f"error: {name} must be {want}, got {value!r}")
+
+    if execution_backend is not None and execution_backend not in _BACKENDS:
+        bad("execution_backend", execution_backend, f"one of {', '.join(_BACKENDS)}")
+    if target_host is not None and not isinstance(target_host, str):
+        bad("target_host", target_host, "a string")
+    if not isinstance(verbose, bool):
+        bad("verbose", verbose, "True or False")
+    if pass_configs is not None and not isinstance(pass_configs, dict):
+        bad("pass_configs", pass_configs, "a dict")
+    flags = [compile_flags] if isinstance(compile_flags, str) else compile_flags
+    if flags is not None and (not isinstance(flags, (list, tuple)) or not all(
+            isinstance(f, str) for f in flags)):
+        bad("compile_flags", compile_flags, "a string or a list of strings")
+
+
 def compile(func, out_idx=None, target="auto", execution_backend=None, target_host=None,  # noqa: A001
             verbose=False, pass_configs=None, compile_flags=None):
     """Compiles a T.prim_func; returns a JITKernel. Looks in the disk cache
@@ -250,6 +274,8 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
         target = resolve_target(target)
+        _check_options(execution_backend=execution_backend, target_host=target_host,
+                       verbose=verbose, pass_configs=pass_configs, compile_flags=compile_flags)
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch, written = translate_with_launch(func)
@@ -371,7 +397,10 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
                 if not isinstance(prim, PrimFunc):
                     raise TypeError(f"@tilemlir.jit: {factory.__name__}(...) must return a "
                                     f"@T.prim_func, got {type(prim).__name__}")
-                kernels[key] = compile(prim, out_idx=out_idx, target=target)
+                kernels[key] = compile(prim, out_idx=out_idx, target=target,
+                                       execution_backend=execution_backend,
+                                       target_host=target_host, verbose=verbose,
+                                       pass_configs=pass_configs, compile_flags=compile_flags)
             return kernels[key]
 
         wrapper.factory = factory
