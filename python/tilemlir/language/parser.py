@@ -629,10 +629,8 @@ class Translator:
         else:
             raise self.error(f"{what} takes 1 to 3 bounds", node)
         for x in (lo, hi, step):
-            kernel_value = isinstance(x, (Value, Access, TypedConstant))
-            if kernel_value and self.type_of(x) not in ("index",) + _INT_TYPES or \
-                    not kernel_value and (isinstance(x, bool) or not isinstance(x, int)):
-                got = f"a {self.type_of(x)} value" if kernel_value else repr(x)
+            got = self._not_an_integer(x)
+            if got:
                 raise self.error(f"{what} bounds must be integers, got {got}", node)
         if isinstance(step, int) and step <= 0:
             raise self.error(f"{what} step must be positive, got {step}", node)
@@ -848,24 +846,25 @@ class Translator:
         except Exception as e:  # noqa: BLE001
             raise self.error(f"indexing {base!r} failed: {e}", node) from None
 
+    def _not_an_integer(self, x):
+        """None if `x` is an integer (a Python int, or a kernel value of an
+        integer type), else how an error names it."""
+        if isinstance(x, (Value, Access, TypedConstant)):
+            t = self.type_of(x)
+            return None if t in ("index",) + _INT_TYPES else f"a {t} value"
+        if isinstance(x, int) and not isinstance(x, bool):
+            return None
+        return f"the buffer '{x.name}'" if isinstance(x, Buffer) else repr(x)
+
     def _check_index(self, x, buf, node):
-        """An index (or slice bound) of `buf` is an integer: a Python int or
-        a kernel value of an integer type."""
+        """An index (or slice bound) of `buf` is an integer."""
         if isinstance(x, (list, tuple)):
             raise self.error(f"'{buf.name}' is indexed with a {type(x).__name__}; write "
                              f"{buf.name}[i, j], not {buf.name}[[i, j]]", node)
-        if isinstance(x, (Value, Access, TypedConstant)):
-            if self.type_of(x) in ("index",) + _INT_TYPES:
-                return
-            got = f"a {self.type_of(x)} value"
-        elif isinstance(x, int) and not isinstance(x, bool):
-            return
-        elif isinstance(x, Buffer):
-            got = f"the buffer '{x.name}'"
-        else:
-            got = repr(x)
-        raise self.error(f"buffer indices must be integers; '{buf.name}' is indexed with {got}",
-                         node)
+        got = self._not_an_integer(x)
+        if got:
+            raise self.error(f"buffer indices must be integers; '{buf.name}' is indexed with "
+                             f"{got}", node)
 
     def expr_UnaryOp(self, node):
         v = self.expr(node.operand)
