@@ -506,3 +506,19 @@ def test_entries_follow_the_umask(cache_dir, umask):
     assert entry.stat().st_mode & 0o777 == 0o777 & ~umask
     for f in entry.iterdir():
         assert f.stat().st_mode & 0o777 == 0o666 & ~umask, f
+
+
+def test_entry_its_runtime_refuses_is_rebuilt(cache_dir, monkeypatch):
+    """A sound-looking entry (digests agree, the form is a bundle's) whose
+    runtime refuses it is rebuilt rather than raised."""
+    first = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    _edit_meta(first.bundle_dir, lambda m: m["kernel_args"].append({"kind": "ptr", "param": 9}))
+    _reseal(first.bundle_dir)
+    calls = []
+    real = _compiler.compile_cuda
+    monkeypatch.setattr(_compiler, "compile_cuda",
+                        lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    again = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert calls, "the refused entry was not rebuilt"
+    meta = json.loads((again.bundle_dir / "bundle.json").read_text())
+    assert {"kind": "ptr", "param": 9} not in meta["kernel_args"]

@@ -3,7 +3,6 @@
 import functools
 import re
 import pathlib
-import shutil
 import tempfile
 
 import numpy as np
@@ -293,11 +292,17 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     key = cache.make_key(_LOCATION.sub("", ir), target, version)
     compiler_id = _compiler_id()
     entry = cache.lookup(key, compiler_id, params)
-    if entry is None:
-        if target == "cpu":
-            entry = _build_bundle(func, ir, params, key, version, compiler_id)
-        else:
-            entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
+    if entry is not None:
+        try:
+            return JITKernel(func, out_idx, target, ir, entry)
+        except (OSError, ValueError, KeyError, TypeError):
+            # Sound on disk but refused by its runtime: rebuilt like a
+            # damaged entry.
+            cache.discard(key)
+    if target == "cpu":
+        entry = _build_bundle(func, ir, params, key, version, compiler_id)
+    else:
+        entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
 
 

@@ -71,6 +71,13 @@ def lookup(key, compiler_id=None, params=None):
     return None
 
 
+def discard(key):
+    """Removes the entry of `key`, if any (one its runtime refused)."""
+    entry = cache_dir() / key
+    if os.path.lexists(entry):
+        _remove(entry)
+
+
 def _check_entry(entry, key, compiler_id, params):
     """None if `entry` is a sound entry for `key`, else what is wrong."""
     if entry.is_symlink() or not entry.is_dir():
