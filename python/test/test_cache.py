@@ -4,8 +4,10 @@ compiler-free runtime."""
 import importlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 
@@ -334,3 +336,189 @@ def test_entries_of_another_compiler_build_are_recompiled(cache_dir, monkeypatch
     # Without a compiler at hand (None), any intact entry serves.
     assert cache_mod.lookup(jit_mod.cache.make_key("x"), None) is None
     assert cache_mod.lookup(again.bundle_dir.name, None) == again.bundle_dir
+
+
+# --- Entries that are damaged, misplaced or forged, and caches that cannot be written ---
+
+def _reseal(entry):
+    """Makes the entry's digests agree with its files again (as a damage
+    that rewrites them would): only the other checks can catch it then."""
+    meta = json.loads((entry / "bundle.json").read_text())
+    if isinstance(meta.get("files"), dict):
+        meta["files"] = {n: cache_mod._digest(entry / n) if (entry / n).is_file() else d
+                         for n, d in meta["files"].items()}
+    data = json.dumps(meta).encode()
+    (entry / "bundle.json").write_bytes(data)
+    record = json.loads((entry / "entry.json").read_text())
+    record["bundle.json"] = cache_mod.hashlib.sha256(data).hexdigest()
+    (entry / "entry.json").write_text(json.dumps(record))
+
+
+def _edit_meta(entry, edit):
+    meta = json.loads((entry / "bundle.json").read_text())
+    edit(meta)
+    (entry / "bundle.json").write_text(json.dumps(meta))
+
+
+def _shape_digit(meta):
+    meta["params"][1]["shape"] = [2]  # still valid JSON: the output would be too small
+
+
+def _key_renamed(meta):
+    meta["targex"] = meta.pop("target")
+
+
+def _dtype_unknown(meta):
+    meta["params"][0]["dtype"] = "float33"
+
+
+def _shape_not_a_list(meta):
+    meta["params"][0]["shape"] = 24
+
+
+def _params_missing(meta):
+    del meta["params"]
+
+
+def _library_not_a_file_name(meta):
+    meta["files"]["../kernel.so"] = meta["files"].pop("kernel.so")
+    meta["library"] = "../kernel.so"
+
+
+def _written_not_a_bool(meta):
+    meta["params"][1]["written"] = "yes"
+
+
+BUNDLE_EDITS = [_shape_digit, _key_renamed, _dtype_unknown, _shape_not_a_list, _params_missing,
+                _library_not_a_file_name, _written_not_a_bool]
+
+
+@pytest.mark.parametrize("edit", BUNDLE_EDITS, ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("resealed", [False, True], ids=["digest", "resealed"])
+def test_edited_bundle_json_is_rebuilt(cache_dir, compile_calls, checked_loads, edit, resealed):
+    """bundle.json is covered by entry.json's digest; one whose digests were
+    made to agree is still checked for its form and for describing this
+    kernel. Either way the entry is rebuilt and the kernel runs right."""
+    func = scale_func(24, 1.5)
+    entry = tilemlir.compile(func, out_idx=[1]).bundle_dir
+    _edit_meta(entry, edit)
+    if resealed:
+        _reseal(entry)
+    again = tilemlir.compile(func, out_idx=[1])
+    assert len(compile_calls) == 2, "the edited entry was used"
+    assert again.bundle_dir == entry and cache_mod.lookup(entry.name) == entry
+    run_scale(again, 24, 1.5)
+
+
+def test_entry_of_another_key_is_not_loaded(cache_dir, compile_calls, checked_loads):
+    """Another kernel's (intact) entry renamed to this kernel's key."""
+    mine = tilemlir.compile(scale_func(24, 1.5), out_idx=[1]).bundle_dir
+    other = tilemlir.compile(scale_func(24, 4.0), out_idx=[1]).bundle_dir
+    shutil.rmtree(mine)
+    other.rename(mine)
+    again = tilemlir.compile(scale_func(24, 1.5), out_idx=[1])
+    assert len(compile_calls) == 3
+    run_scale(again, 24, 1.5)
+    record = json.loads((mine / "entry.json").read_text())
+    assert record["key"] == mine.name
+
+
+def test_entry_record_damaged_or_missing(cache_dir, compile_calls, checked_loads):
+    func = scale_func(24, 1.5)
+    entry = tilemlir.compile(func, out_idx=[1]).bundle_dir
+    for damage in ('{"key": 1', "", None):
+        if damage is None:
+            (entry / "entry.json").unlink()
+        else:
+            (entry / "entry.json").write_text(damage)
+        run_scale(tilemlir.compile(func, out_idx=[1]), 24, 1.5)
+    assert len(compile_calls) == 4
+
+
+@pytest.mark.parametrize("what", ["file", "empty-dir", "link-to-other", "dangling-link"])
+def test_entry_replaced_by_something_else(cache_dir, compile_calls, what):
+    func = scale_func(24, 1.5)
+    entry = tilemlir.compile(func, out_idx=[1]).bundle_dir
+    other = tilemlir.compile(scale_func(24, 4.0), out_idx=[1]).bundle_dir
+    shutil.rmtree(entry)
+    if what == "file":
+        entry.write_text("not a directory")
+    elif what == "empty-dir":
+        entry.mkdir()
+    elif what == "link-to-other":
+        entry.symlink_to(other)
+    else:
+        entry.symlink_to(cache_dir / "nowhere")
+    again = tilemlir.compile(func, out_idx=[1])
+    assert len(compile_calls) == 3
+    assert again.bundle_dir == entry and entry.is_dir() and not entry.is_symlink()
+    run_scale(again, 24, 1.5)
+    run_scale(tilemlir.compile(scale_func(24, 4.0), out_idx=[1]), 24, 4.0)  # other: intact
+
+
+def _compile_without_cache(func, compile_calls):
+    with pytest.warns(RuntimeWarning, match="cannot be written .* compiling without the cache"):
+        kernel = tilemlir.compile(func, out_idx=[1])
+    run_scale(kernel, 24, 1.5)
+    return kernel
+
+
+def test_cache_dir_that_is_a_file(tmp_path, monkeypatch, compile_calls):
+    path = tmp_path / "cache"
+    path.write_text("a file")
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(path))
+    kernel = _compile_without_cache(scale_func(24, 1.5), compile_calls)
+    assert not kernel.bundle_dir.is_relative_to(path)
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(path / "below"))
+    _compile_without_cache(scale_func(24, 1.5), compile_calls)
+    assert path.read_text() == "a file"
+
+
+def test_cache_that_refuses_writes(cache_dir, monkeypatch, compile_calls):
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(cache_dir))
+
+    real_mkdtemp = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: (
+        refuse() if k.get("dir") == cache_dir else real_mkdtemp(*a, **k)))
+    _compile_without_cache(scale_func(24, 1.5), compile_calls)
+    _compile_without_cache(scale_func(24, 1.5), compile_calls)
+    assert len(compile_calls) == 2
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only directories")
+def test_read_only_cache_dir(cache_dir, compile_calls):
+    cache_dir.mkdir()
+    cache_dir.chmod(0o500)
+    try:
+        _compile_without_cache(scale_func(24, 1.5), compile_calls)
+    finally:
+        cache_dir.chmod(0o700)
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_entries_follow_the_umask(cache_dir, umask):
+    old = os.umask(umask)
+    try:
+        entry = tilemlir.compile(scale_func(24, 1.5 + umask), out_idx=[1]).bundle_dir
+    finally:
+        os.umask(old)
+    assert entry.stat().st_mode & 0o777 == 0o777 & ~umask
+    for f in entry.iterdir():
+        assert f.stat().st_mode & 0o777 == 0o666 & ~umask, f
+
+
+def test_entry_its_runtime_refuses_is_rebuilt(cache_dir, monkeypatch):
+    """A sound-looking entry (digests agree, the form is a bundle's) whose
+    runtime refuses it is rebuilt rather than raised."""
+    first = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    _edit_meta(first.bundle_dir, lambda m: m["kernel_args"].append({"kind": "ptr", "param": 9}))
+    _reseal(first.bundle_dir)
+    calls = []
+    real = _compiler.compile_cuda
+    monkeypatch.setattr(_compiler, "compile_cuda",
+                        lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    again = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert calls, "the refused entry was not rebuilt"
+    meta = json.loads((again.bundle_dir / "bundle.json").read_text())
+    assert {"kind": "ptr", "param": 9} not in meta["kernel_args"]

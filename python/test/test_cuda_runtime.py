@@ -943,3 +943,92 @@ def test_num_sms_asks_the_device():
         assert cuda.num_sms(1) == 133
     finally:
         cuda.set_driver(old)
+
+
+def written_b_bundle(tmp_path):
+    """The test bundle with B marked as written by the kernel."""
+    d, meta = make_bundle(tmp_path)
+    meta["params"] = [dict(p) for p in meta["params"]]
+    meta["params"][1]["written"] = True
+    return cuda.CudaKernel(d, meta, driver=FakeDriver())
+
+
+def test_read_only_cuda_array_interface_output_is_refused(tmp_path):
+    k = written_b_bundle(tmp_path)
+    a, b, alpha, n = args_for()
+    a.__cuda_array_interface__["data"] = (0x7f0000000000, True)  # a read-only input: fine
+    k.check_args([a, b, alpha, n])
+    b.__cuda_array_interface__["data"] = (0x7f0000200000, True)
+    with pytest.raises(ValueError, match="'B' is read-only .*__cuda_array_interface__"):
+        k.check_args([a, b, alpha, n])
+
+
+def test_cuda_output_overlapping_an_input_is_refused(tmp_path):
+    k = written_b_bundle(tmp_path)
+    # A is 4x64 halves (512 bytes) at a_ptr; B starts inside it.
+    with pytest.raises(ValueError, match="'A' and 'B' overlap in memory, and the kernel "
+                                         "writes 'B'"):
+        k.check_args(args_for(a_ptr=0x7f0000000000, b_ptr=0x7f0000000100))
+    k.check_args(args_for(a_ptr=0x7f0000000000, b_ptr=0x7f0000000200))  # just after A
+
+
+def test_torch_tensor_that_torch_would_not_write_is_refused(tmp_path, fake_torch):
+    k = written_b_bundle(tmp_path)
+    fake_torch.is_grad_enabled = lambda: True
+    fake_torch.is_inference_mode_enabled = lambda: False
+    a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+    b = FakeTorchTensor((4, 300), "float32", ptr=0x7f0000200000)
+    b.requires_grad, b.is_leaf = True, True
+    with pytest.raises(ValueError, match="'B' is read-only .*leaf torch tensor that requires "
+                                         "grad"):
+        k.check_args([a, b, 1.5, 7])
+    b.requires_grad = False
+    b.is_inference = lambda: True
+    with pytest.raises(ValueError, match="'B' is read-only .*inference tensor"):
+        k.check_args([a, b, 1.5, 7])
+
+
+def test_compute_capability_asks_the_driver():
+    class Driver(FakeDriver):
+        def device_compute_capability(self, dev):
+            self.calls.append(("cc", dev))
+            return (8, 0)
+
+    drv = Driver()
+    old = cuda.set_driver(drv)
+    try:
+        assert cuda.compute_capability(0) == (8, 0)
+        assert drv.calls == [("init",), ("cc", 0)]
+    finally:
+        cuda.set_driver(old)
+
+
+def test_compute_capability_without_a_gpu():
+    class NoDevice(FakeDriver):
+        def init(self):
+            raise RuntimeError("cuInit failed: CUDA_ERROR_NO_DEVICE (100): no CUDA-capable "
+                               "device is detected")
+
+    old = cuda.set_driver(NoDevice())
+    try:
+        assert cuda.compute_capability(0) is None
+    finally:
+        cuda.set_driver(old)
+
+
+def test_compute_capability_reads_both_attributes(monkeypatch):
+    """Driver.device_compute_capability: cuDeviceGetAttribute for the major
+    and minor compute capability, over a fake libcuda."""
+    drv = cuda.Driver.__new__(cuda.Driver)
+    asked = []
+
+    def get_attribute(out, attr, dev):
+        asked.append((attr, dev))
+        out._obj.value = {cuda.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: 9,
+                          cuda.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: 0}[attr]
+        return cuda.CUDA_SUCCESS
+
+    drv._fns = {"cuDeviceGetAttribute": get_attribute}
+    assert drv.device_compute_capability(3) == (9, 0)
+    assert drv.device_arch(3) == "sm_90"
+    assert asked[:2] == [(75, 3), (76, 3)]

@@ -5,6 +5,7 @@ parameter."""
 import inspect
 import os
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -310,6 +311,51 @@ def test_gpu_target_through_jit():
     assert_located(e, "target-jit")
 
 
+@pytest.mark.parametrize("capability, cuda, auto", [
+    (None, "cuda:sm_90a", "cpu"),          # no GPU: cross-compile for the H100 / H200
+    ((9, 0), "cuda:sm_90a", "cuda:sm_90a"),  # H100, H200
+    ((8, 0), "cuda:sm_80", "cuda:sm_80"),    # A100
+    ((8, 6), "cuda:sm_80", "cuda:sm_80"),    # consumer Ampere runs sm_80 code
+    ((8, 9), "cuda:sm_80", "cuda:sm_80"),    # Ada
+    ((10, 0), "cuda:sm_80", "cuda:sm_80"),   # newer chips run sm_80's PTX, not sm_90a's
+    ((12, 0), "cuda:sm_80", "cuda:sm_80"),
+])
+def test_cuda_target_is_the_gpu_present(monkeypatch, capability, cuda, auto):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: capability)
+    assert jit_mod.resolve_target("cuda") == cuda
+    assert jit_mod.resolve_target("auto") == auto
+    assert jit_mod.resolve_target(None) == auto
+    # An explicit architecture is what it says, whatever GPU is present.
+    assert jit_mod.resolve_target("cuda -arch=sm_80") == "cuda:sm_80"
+    assert jit_mod.resolve_target("cuda -arch=sm_90a") == "cuda:sm_90a"
+    assert jit_mod.resolve_target(cuda) == cuda  # a JITKernel's own target reads back
+
+
+def test_cuda_target_on_a_gpu_too_old(monkeypatch, tiny):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: (7, 5))
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target="cuda")  # <target-old-gpu>
+    assert_located(e, "target-old-gpu", "compute capability 7.5 (sm_75)", "8.0 or newer")
+    assert tilemlir.compile(tiny, target="cpu") is not None
+
+
+def test_cuda_target_compiles_for_the_gpu_present(monkeypatch, tiny):
+    jit_mod = sys.modules["tilemlir.jit"]
+    monkeypatch.setattr(jit_mod, "present_compute_capability", lambda: (8, 0))
+    kernel = tilemlir.compile(tiny, target="cuda")
+    assert kernel.target == "cuda:sm_80"
+    assert ".target sm_80" in kernel.get_kernel_source()
+
+
+@pytest.mark.parametrize("target", [123, ["cpu"]])
+def test_target_must_be_a_string(tiny, target):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target=target)  # <target-type>
+    assert_located(e, "target-type", "target must be a string")
+
+
 def test_unknown_dtype_of_scalar_parameter():
     @T.prim_func
     def k(A: T.Tensor((8,), "float32"), n: "int33"):  # noqa: F821 # <dtype-scalar>
@@ -416,3 +462,374 @@ def test_column_counts_characters():
     assert_located(e, "unicode")
     source = open(THIS_FILE).read().splitlines()[line_of("unicode") - 1]
     assert e.value.col == source.index("nope") + 1
+
+
+def test_integer_constant_too_large_for_its_type():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "int32")):
+        with T.Kernel(1) as bx:
+            A[0] = T.int32(2 ** 40)  # <int-overflow>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "int-overflow", "1099511627776", "does not fit in 32 bits")
+
+
+def test_index_constant_too_large():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.serial(2 ** 70):  # <index-overflow>
+                A[0] = 1.0
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "index-overflow", "does not fit in 64 bits")
+
+
+def test_float8_e4m3_constant_out_of_range():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float8_e4m3")):
+        with T.Kernel(1) as bx:
+            A[0] = T.cast(1000.0, "float8_e4m3")  # <fp8-range>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "fp8-range", "1000.0 is not representable in float8_e4m3", "448")
+
+
+def test_infinity_in_float8_e4m3():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float8_e4m3")):
+        with T.Kernel(1) as bx:
+            A[0] = T.infinity("float8_e4m3")  # <fp8-inf>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "fp8-inf", "infinity is not representable in float8_e4m3")
+
+
+@pytest.mark.parametrize("call", ["cast", "Cast"])
+def test_cast_arguments_in_the_other_order(call):
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            if call == "cast":
+                A[0] = T.cast(T.float32, A[1])  # <cast-order>
+            else:
+                A[0] = T.Cast(A[1], "float32")  # <Cast-order>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    if call == "cast":
+        assert_located(e, "cast-order", "T.cast(value, dtype)", "T.Cast takes (dtype, value)")
+    else:
+        assert_located(e, "Cast-order", "T.Cast(dtype, value)")
+
+
+def test_copy_between_regions_of_different_extents():
+    @T.prim_func
+    def k(A: T.Tensor((128,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1) as bx:
+            B_shared = T.alloc_shared((64,), "float32")
+            T.copy(A[0:128], B_shared[0:64])  # <copy-extents>
+            T.copy(B_shared, B)
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "copy-extents", "128 region of 'A'", "64 region of 'B_shared'",
+                   "same extents")
+
+
+@pytest.mark.parametrize("case, fragment", [
+    (0, "32x16 region of 'A' to a 32x8 region of 's'"),   # one dimension differs
+    (1, "16x32 region of 'A' to a 32x16 region of 's'"),  # into a whole buffer of another shape
+    (2, "32x16 region of 's' to a 16x16 region of 'B'"),  # a whole buffer into a smaller region
+    (3, "32x16 region of 'A' to a 16x32 region of 's'"),  # as many elements, another shape
+])
+def test_copy_region_extents_must_match(case, fragment):
+    @T.prim_func
+    def k(A: T.Tensor((32, 32), "float32"), B: T.Tensor((32, 32), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((32, 16), "float32")
+            if case == 0:
+                T.copy(A[0:32, 0:16], s[0:32, 0:8])  # <copy-extents-0>
+            elif case == 1:
+                T.copy(A[0:16, 0:32], s)  # <copy-extents-1>
+            elif case == 2:
+                T.copy(s, B[0:16, 0:16])  # <copy-extents-2>
+            else:
+                T.copy(A[0:32, 0:16], s[0:16, 0:32])  # <copy-extents-3>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, f"copy-extents-{case}", fragment, "same extents")
+
+
+def test_copy_extents_of_one_and_elements_broadcast(rng):
+    """Extents of 1 drop out (a row of A is a 16-tile) and an element takes
+    the other side's tile, as in TileLang."""
+    @T.prim_func
+    def k(A: T.Tensor((4, 16), "float32"), B: T.Tensor((4, 16), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((16,), "float32")
+            f = T.alloc_fragment((1, 16), "float32")
+            T.copy(A[2, 0:16], s[0:16])
+            T.copy(s, f[0, 0])
+            T.copy(f, B[1:2, 0:16])
+            T.copy(A[3, 0], s)
+            T.copy(s[0:16], B[0, 0:16])
+
+    a = rng.standard_normal((4, 16)).astype(np.float32)
+    b = np.zeros((4, 16), np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(b[1], a[2])
+    np.testing.assert_array_equal(b[0], a[3])
+
+
+# Sizes, counts and flags that no kernel can have: each a located error.
+BAD_KERNEL_VALUES = [
+    ("num-stages", "num_stages must be non-negative, got -1"),
+    ("num-stages-bool", "num_stages must be a compile-time integer, got True"),
+    ("alloc-huge", "takes 4722366482869645213696 bytes; on-chip buffers must be smaller"),
+    ("alloc-bool", "buffer shapes must be positive compile-time integers, got (True,)"),
+    ("list-index", "'A' is indexed with a list; write A[i, j], not A[[i, j]]"),
+    ("float-index", "buffer indices must be integers; 'A' is indexed with 1.5"),
+    ("float-value-index", "'A' is indexed with a f32 value"),
+    ("buffer-index", "'A' is indexed with the buffer 's'"),
+    ("float-bound", "range bounds must be integers, got 4.5"),
+    ("parallel-bool", "a T.Parallel extent must be a compile-time integer, got True"),
+    ("order-dup", "order [0, 0] gives two statements the same place"),
+    ("order-type", "an entry of T.Pipelined's order must be a compile-time integer, got 'a'"),
+    ("clear-flag", "clear must be True or False, got 'no'"),
+    ("transpose-flag", "transpose_B must be True or False, got 1"),
+    ("reduce-dim-bool", "dim must be an integer in [-2, 2), got True"),
+    ("copy-offset-huge", "integer constant 1180591620717411303424 does not fit in 64 bits"),
+    ("slice-huge", "the extent of slice 0 of 'A' is too large"),
+]
+
+
+@pytest.mark.parametrize("case, message", BAD_KERNEL_VALUES)
+def test_bad_value_in_kernel(case, message):
+    @T.prim_func
+    def k(A: T.Tensor((16, 16), "float16")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((16, 16), "float16")
+            f = T.alloc_fragment((16, 16), "float32")
+            r = T.alloc_fragment((16,), "float32")
+            if case == "num-stages":
+                for k in T.Pipelined(4, num_stages=-1):  # <num-stages>
+                    T.copy(A, s)
+            elif case == "num-stages-bool":
+                for k in T.Pipelined(4, num_stages=True):  # <num-stages-bool>
+                    T.copy(A, s)
+            elif case == "alloc-huge":
+                x = T.alloc_local((2 ** 70,), "float32")  # <alloc-huge>
+            elif case == "alloc-bool":
+                x = T.alloc_local((True,), "float32")  # <alloc-bool>
+            elif case == "list-index":
+                A[[0, 1]] = 1.0  # <list-index>
+            elif case == "float-index":
+                A[0, 1.5] = 1.0  # <float-index>
+            elif case == "float-value-index":
+                A[0, f[0, 0]] = 1.0  # <float-value-index>
+            elif case == "buffer-index":
+                A[0, s] = 1.0  # <buffer-index>
+            elif case == "float-bound":
+                for i in T.serial(4.5):  # <float-bound>
+                    A[0, i] = 1.0
+            elif case == "parallel-bool":
+                for i in T.Parallel(True):  # <parallel-bool>
+                    A[0, i] = 1.0
+            elif case == "order-dup":
+                for k in T.Pipelined(4, num_stages=2, order=[0, 0], stage=[0, 1]):  # <order-dup>
+                    T.copy(A, s)
+                    T.copy(s, A)
+            elif case == "order-type":
+                for k in T.Pipelined(4, num_stages=2, order=[0, "a"]):  # <order-type>
+                    T.copy(A, s)
+                    T.copy(s, A)
+            elif case == "clear-flag":
+                T.reduce_sum(f, r, dim=1, clear="no")  # <clear-flag>
+            elif case == "transpose-flag":
+                T.gemm(s, s, f, transpose_B=1)  # <transpose-flag>
+            elif case == "reduce-dim-bool":
+                T.reduce_max(f, r, dim=True)  # <reduce-dim-bool>
+            elif case == "copy-offset-huge":
+                T.copy(A[2 ** 70, 0], s)  # <copy-offset-huge>
+            elif case == "slice-huge":
+                T.copy(A[0:2 ** 70, 0:16], s)  # <slice-huge>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, case, message)
+
+
+BAD_LAUNCH_VALUES = [
+    ("grid-huge", "a grid extent is too large: 1180591620717411303424 (at most 2147483647)"),
+    ("grid-float", "a grid extent must be a compile-time integer, got 2.5"),
+    ("grid-bool", "a grid extent must be a compile-time integer, got True"),
+    ("threads-zero", "threads must be positive, got 0"),
+    ("threads-bool", "threads must be a compile-time integer, got True"),
+    ("threads-entry", "each entry of threads must be positive, got -4"),
+    ("cluster-zero", "a cluster extent must be positive, got 0"),
+    ("cluster-many", "cluster_dims takes 1 to 3 extents"),
+    ("panel-bool", "panel_size must be a compile-time integer, got True"),
+]
+
+
+@pytest.mark.parametrize("case, message", BAD_LAUNCH_VALUES)
+def test_bad_kernel_launch_value(case, message):
+    @T.prim_func
+    def k(A: T.Tensor((16,), "float32")):
+        if case == "grid-huge":
+            with T.Kernel(2 ** 70) as bx:  # <grid-huge>
+                A[0] = 1.0
+        elif case == "grid-float":
+            with T.Kernel(2.5) as bx:  # <grid-float>
+                A[0] = 1.0
+        elif case == "grid-bool":
+            with T.Kernel(True) as bx:  # <grid-bool>
+                A[0] = 1.0
+        elif case == "threads-zero":
+            with T.Kernel(1, threads=0) as bx:  # <threads-zero>
+                A[0] = 1.0
+        elif case == "threads-bool":
+            with T.Kernel(1, threads=True) as bx:  # <threads-bool>
+                A[0] = 1.0
+        elif case == "threads-entry":
+            with T.Kernel(1, threads=(32, -4)) as bx:  # <threads-entry>
+                A[0] = 1.0
+        elif case == "cluster-zero":
+            with T.Kernel(2, cluster_dims=(0,)) as bx:  # <cluster-zero>
+                A[0] = 1.0
+        elif case == "cluster-many":
+            with T.Kernel(2, cluster_dims=(2, 1, 1, 1)) as bx:  # <cluster-many>
+                A[0] = 1.0
+        elif case == "panel-bool":
+            with T.Kernel(2, 2) as (bx, by):
+                T.use_swizzle(True)  # <panel-bool>
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, case, message)
+
+
+@pytest.mark.parametrize("shape, message", [
+    ((-1,), "T.Tensor shape entries must be positive, got -1"),
+    ((0, 4), "T.Tensor shape entries must be positive, got 0"),
+    ((True,), "T.Tensor shape entries must be ints or T.dynamic(...), got True"),
+    ((2 ** 40, 2 ** 30), "more than 64-bit sizes reach"),
+])
+def test_bad_tensor_shape(shape, message):
+    with pytest.raises(TileCompileError) as e:
+        T.Tensor(shape, "float32")  # <tensor-shape>
+    assert_located(e, "tensor-shape", message)
+
+
+def test_tuple_value_as_index(rng):
+    """A[idx] with idx = (i, j) is A[i, j], as in Python."""
+    @T.prim_func
+    def k(A: T.Tensor((4, 4), "float32")):
+        with T.Kernel(1) as bx:
+            idx = (2, 3)
+            A[idx] = 7.0
+
+    a = np.zeros((4, 4), np.float32)
+    tilemlir.compile(k, target="cpu")(a)
+    assert a[2, 3] == 7.0 and a.sum() == 7.0
+
+
+def copy_kernel():
+    @T.prim_func
+    def copy(A: T.Tensor((16,), "float32"), B: T.Tensor((16,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(16):
+                B[i] = A[i] + 1.0
+
+    return copy
+
+
+def test_read_only_output_is_refused():
+    kernel = tilemlir.compile(copy_kernel(), target="cpu")
+    a = np.arange(16, dtype=np.float32)
+    a.flags.writeable = False
+    b = np.zeros(16, np.float32)
+    kernel(a, b)  # a read-only input is fine
+    np.testing.assert_array_equal(b, a + 1)
+    before = b.copy()
+    b.flags.writeable = False
+    with pytest.raises(ValueError, match="argument 'B' is read-only .*not writeable.*writes it"):
+        kernel(a.copy(), b)
+    np.testing.assert_array_equal(b, before)
+
+
+def test_output_overlapping_an_input_is_refused():
+    kernel = tilemlir.compile(copy_kernel(), target="cpu")
+    base = np.arange(24, dtype=np.float32)
+    with pytest.raises(ValueError, match="'A' and 'B' overlap in memory, and the kernel writes "
+                                         "'B'"):
+        kernel(base[:16], base[8:])
+    with pytest.raises(ValueError, match="overlap"):
+        kernel(base[:16], base[:16])
+    out = np.zeros(32, np.float32)
+    kernel(base[:16], out[16:])  # views of one array that do not overlap are fine
+    np.testing.assert_array_equal(out[16:], base[:16] + 1)
+
+
+def test_same_array_for_two_inputs_is_fine():
+    @T.prim_func
+    def add(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32"),
+            C: T.Tensor((8,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(8):
+                C[i] = A[i] + B[i]
+
+    a = np.arange(8, dtype=np.float32)
+    np.testing.assert_array_equal(tilemlir.compile(add, out_idx=[-1], target="cpu")(a, a), 2 * a)
+
+
+@pytest.mark.parametrize("out_idx, message", [
+    ([5], "out_idx 5 is out of range for a kernel with 2 parameters (0: A, 1: B)"),
+    (-3, "out_idx -3 is out of range"),
+    ("B", "out_idx must be an int or a list of ints, got 'B'"),
+    ([1.0], "out_idx must be an int or a list of ints, got [1.0]"),
+    (True, "out_idx must be an int or a list of ints, got True"),
+    ([1, -1], "out_idx names parameter 'B' twice (1 and -1)"),
+])
+def test_bad_out_idx(out_idx, message):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(copy_kernel(), out_idx=out_idx, target="cpu")  # <out-idx>
+    assert_located(e, "out-idx", message)
+
+
+def test_bad_out_idx_through_jit():
+    @tilemlir.jit(out_idx=[7], target="cpu")
+    def make():
+        return copy_kernel()
+
+    with pytest.raises(TileCompileError) as e:
+        make()  # <out-idx-jit>
+    assert_located(e, "out-idx-jit", "out_idx 7 is out of range")
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("execution_backend", "fast", "execution_backend must be one of auto, dlpack"),
+    ("target_host", 3, "target_host must be a string, got 3"),
+    ("verbose", "yes", "verbose must be True or False, got 'yes'"),
+    ("pass_configs", ["a"], "pass_configs must be a dict, got ['a']"),
+    ("compile_flags", [1], "compile_flags must be a string or a list of strings, got [1]"),
+])
+def test_compile_option_of_the_wrong_type(tiny, option, value, message):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(tiny, target="cpu", **{option: value})  # <compile-option>
+    assert_located(e, "compile-option", message)
+
+
+def test_compile_options_tilelang_passes_are_accepted(tiny):
+    kernel = tilemlir.compile(tiny, target="cpu", execution_backend="cython", verbose=False,
+                              pass_configs={"tl.disable_warp_specialized": True},
+                              compile_flags=["-O3"], target_host="llvm")
+    a = np.zeros(4, np.float32)
+    kernel(a)
+    assert a[0] == 1.0

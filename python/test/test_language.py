@@ -363,7 +363,7 @@ def test_fill_and_clear():
             T.copy(b, B)
             T.copy(c, C)
             T.clear(c)
-            T.copy(c, C[0:M // 2, :])
+            T.copy(c[0:M // 2, :], C[0:M // 2, :])
 
     kernel = tilemlir.compile(fill, out_idx=[0, 1, 2])
     a, b, c = kernel()
@@ -982,3 +982,121 @@ def k(A: T.Tensor((64, 64), "float32")):
     with pytest.raises(tilemlir.TileCompileError, match=re.escape(message)) as e:
         tilemlir.compile(mod.k)
     assert f"{path}:7" in str(e.value)
+
+
+# ---------------------------------------------------- constants and casts
+
+CONSTANTS = [1e-05, -1e+30, 1e+300, 5e-324, 0.1, -0.0, 3.0, 65504.0, 448.0, 1e-3,
+             float("inf"), float("-inf"), float("nan")]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "float8_e5m2"])
+def test_float_constants_keep_their_bits(dtype):
+    """Every constant reaches the kernel as the bits numpy rounds it to,
+    whatever Python's repr of it looks like (1e-05 has no '.')."""
+    n = len(CONSTANTS)
+
+    @T.prim_func
+    def k(A: T.Tensor((n,), dtype)):
+        with T.Kernel(1) as bx:
+            for i in T.unroll(1):
+                pass
+            A[0] = T.cast(CONSTANTS[0], dtype)
+            A[1] = T.cast(CONSTANTS[1], dtype)
+            A[2] = T.cast(CONSTANTS[2], dtype)
+            A[3] = T.cast(CONSTANTS[3], dtype)
+            A[4] = T.cast(CONSTANTS[4], dtype)
+            A[5] = T.cast(CONSTANTS[5], dtype)
+            A[6] = T.cast(CONSTANTS[6], dtype)
+            A[7] = T.cast(CONSTANTS[7], dtype)
+            A[8] = T.cast(CONSTANTS[8], dtype)
+            A[9] = T.cast(CONSTANTS[9], dtype)
+            A[10] = T.cast(CONSTANTS[10], dtype)
+            A[11] = T.cast(CONSTANTS[11], dtype)
+            A[12] = T.cast(CONSTANTS[12], dtype)
+
+    npd = T.dtypes.as_dtype(dtype).numpy
+    out = np.zeros(n, dtype=npd)
+    tilemlir.compile(k, target="cpu")(out)
+    with np.errstate(all="ignore"):
+        want = np.array(CONSTANTS).astype(npd)
+    assert out.view(np.uint8).tobytes() == want.view(np.uint8).tobytes(), (out, want)
+
+
+def test_float8_e4m3_and_integer_constants_at_their_limits():
+    @T.prim_func
+    def k(F: T.Tensor((4,), "float8_e4m3"), I: T.Tensor((3,), "int64"),
+          U: T.Tensor((2,), "uint8")):
+        with T.Kernel(1) as bx:
+            F[0] = T.float8_e4m3(448.0)
+            F[1] = T.float8_e4m3(-1e-05)
+            F[2] = T.float8_e4m3(float("nan"))
+            F[3] = T.float8_e4m3(2e-3)
+            I[0] = T.int64(2 ** 63 - 1)
+            I[1] = T.int64(-2 ** 63)
+            I[2] = T.int64(-1)
+            U[0] = T.uint8(255)
+            U[1] = T.uint8(128)
+
+    f = np.zeros(4, ml_dtypes.float8_e4m3fn)
+    i = np.zeros(3, np.int64)
+    u = np.zeros(2, np.uint8)
+    tilemlir.compile(k, target="cpu")(f, i, u)
+    want = np.array([448.0, -1e-05, float("nan"), 2e-3]).astype(ml_dtypes.float8_e4m3fn)
+    assert f.view(np.uint8).tolist() == want.view(np.uint8).tolist()
+    assert i.tolist() == [2 ** 63 - 1, -2 ** 63, -1]
+    assert u.tolist() == [255, 128]
+
+
+def test_copy_pad_value_with_an_exponent(rng):
+    """A pad value prints like any other constant (1e-05 has no '.')."""
+    @T.prim_func
+    def k(A: T.Tensor((10,), "float32"), B: T.Tensor((16,), "float32")):
+        with T.Kernel(1) as bx:
+            s = T.alloc_shared((16,), "float32")
+            T.copy(A[0:16], s, pad_value=1e-05)
+            T.copy(s, B)
+
+    a = randn(rng, (10,))
+    b = np.zeros(16, np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, np.concatenate([a, np.full(6, 1e-05, np.float32)]))
+
+
+def layernorm_func(N, D, eps=1e-5):
+    """TileLang's layer norm forward, with both spellings of the cast:
+    T.Cast(dtype, value) (TIR's) and T.cast(value, dtype)."""
+    acc = "float"
+
+    @T.prim_func
+    def layernorm(X: T.Tensor((N, D), "bfloat16"), Y: T.Tensor((N, D), "bfloat16")):
+        with T.Kernel(N, threads=64) as bx:
+            x_s = T.alloc_shared((1, D), "bfloat16")
+            x = T.alloc_fragment((1, D), acc)
+            sq = T.alloc_fragment((1, D), acc)
+            total = T.alloc_fragment((1,), acc)
+            total_sq = T.alloc_fragment((1,), acc)
+            T.copy(X[bx, 0], x_s)
+            for i, j in T.Parallel(1, D):
+                x[i, j] = T.Cast(acc, x_s[i, j])
+                sq[i, j] = x[i, j] * x[i, j]
+            T.reduce_sum(x, total, dim=1)
+            T.reduce_sum(sq, total_sq, dim=1)
+            inv_d = T.float32(1.0) / T.Cast(acc, D)
+            for i, j in T.Parallel(1, D):
+                mean = total[i] * inv_d
+                rstd = T.rsqrt(total_sq[i] * inv_d - mean * mean + T.Cast(acc, eps))
+                x_s[i, j] = T.cast((x[i, j] - mean) * rstd, "bfloat16")
+            T.copy(x_s, Y[bx, 0])
+
+    return layernorm
+
+
+def test_layernorm_with_tir_cast(rng):
+    N, D = 4, 64
+    x = randn(rng, (N, D), "bfloat16")
+    y = np.zeros((N, D), ml_dtypes.bfloat16)
+    tilemlir.compile(layernorm_func(N, D), target="cpu")(x, y)
+    xf = f64(x)
+    want = (xf - xf.mean(1, keepdims=True)) / np.sqrt(xf.var(1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(f64(y), want, rtol=2e-2, atol=2e-2)

@@ -27,6 +27,7 @@ import time
 
 from ..errors import TileCompileError
 from ..jit import compile as compile_kernel
+from ..jit import resolve_target
 from ..language import PrimFunc
 
 
@@ -112,6 +113,9 @@ class AutoTuner:
         # Compile in worker processes (fork: the factory may live in __main__);
         # results land in the disk cache, where the loop below finds them.
         ctx = multiprocessing.get_context("fork")
+        # The target is settled here, so that no worker starts CUDA to find
+        # the GPU (a forked process cannot).
+        target = resolve_target(target)
         job = next(_next_job)
         _JOBS[job] = (self.fn, self.args, self.kwargs, configs, out_idx, target)
         try:

@@ -2,9 +2,7 @@
 
 import functools
 import re
-import os
 import pathlib
-import shutil
 import tempfile
 
 import numpy as np
@@ -37,25 +35,59 @@ IR_STAGES = {
 }
 
 
-def _gpu_present():
-    return os.path.exists("/dev/nvidia0") or os.path.exists("/dev/nvidiactl")
+@functools.lru_cache(maxsize=None)
+def present_compute_capability():
+    """(major, minor) of the GPU present (CUDA device 0, as the driver
+    numbers them under CUDA_VISIBLE_DEVICES), or None where there is none.
+    Asked once a process, through the driver (no torch), so that forked
+    compile workers inherit the answer instead of starting CUDA."""
+    from ..runtime.cuda import compute_capability
+    return compute_capability(0)
 
 
-# The NVIDIA chips the compiler targets; plain "cuda" means the newest.
+# The NVIDIA chips the compiler targets, by the names `-arch=` takes.
 _CUDA_ARCHS = {"sm_80": "sm_80", "sm_86": "sm_80", "sm_89": "sm_80", "sm_90": "sm_90a",
                "sm_90a": "sm_90a"}
 
 
+def arch_for_capability(major, minor):
+    """The target chip for a GPU of compute capability major.minor: sm_90a
+    on 9.0 (H100, H200), sm_80 on other chips from 8.0 on (A100, and 8.6 /
+    8.9, whose SASS runs sm_80 code; newer ones run sm_80's PTX, as sm_90a
+    code runs only on 9.0); older GPUs are an error."""
+    if (major, minor) == (9, 0):
+        return "sm_90a"
+    if major >= 8:
+        return "sm_80"
+    raise TileCompileError(
+        f"error: the GPU present has compute capability {major}.{minor} (sm_{major}{minor}); "
+        "TileMLIR's CUDA targets need 8.0 or newer (sm_80, sm_90a); use target='cpu', or "
+        "'cuda -arch=sm_80' to compile for another machine")
+
+
+def _present_chip():
+    """The chip of the GPU present, or None without one."""
+    cc = present_compute_capability()
+    return None if cc is None else arch_for_capability(*cc)
+
+
 def resolve_target(target):
-    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a". "auto"
-    is CUDA when an NVIDIA GPU is present, else the CPU."""
+    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a".
+    "cuda" is the GPU present (sm_90a where none is: cross-compiling for
+    an H100 / H200); "auto" is CUDA when a GPU is present, else the CPU."""
+    if target is not None and not isinstance(target, str):
+        raise TileCompileError(f"error: target must be a string such as 'cuda', 'cpu' or "
+                               f"'auto', got {target!r}")
     t = " ".join((target or "auto").split())
     if t == "auto":
-        return "cuda:sm_90a" if _gpu_present() else "cpu"
+        chip = _present_chip()
+        return "cpu" if chip is None else "cuda:" + chip
     if t in ("cpu", "llvm", "c"):
         return "cpu"
     if t == "cuda":
-        return "cuda:sm_90a"
+        return "cuda:" + (_present_chip() or "sm_90a")
+    if t.startswith("cuda:") and t[len("cuda:"):] in _CUDA_ARCHS.values():
+        return t  # already canonical (JITKernel.target)
     if t.startswith("cuda -arch="):
         arch = t[len("cuda -arch="):]
         if arch in _CUDA_ARCHS:
@@ -70,15 +102,18 @@ def resolve_target(target):
                            "'cuda -arch=sm_80', 'cuda -arch=sm_90a', 'hip -arch=gfx942' or 'auto'")
 
 
-def _params_meta(func):
-    from ..language import TensorSpec, DynamicDim
+def _params_meta(func, written):
+    """The bundle's "params": name, kind, dtype, and for tensors the shape
+    and whether the kernel writes it (`written`: the names it writes)."""
+    from ..language import TensorSpec
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
         ann = p.annotation
         if isinstance(ann, TensorSpec):
             shape = [d if isinstance(d, int) else d.name for d in ann.shape]
-            meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape})
+            meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
+                         "written": name in written})
         else:
             from ..language.dtypes import as_dtype
             meta.append({"name": name, "kind": "scalar", "dtype": as_dtype(ann).name})
@@ -96,20 +131,7 @@ class JITKernel:
         self.bundle_dir = pathlib.Path(bundle_dir)
         self.runtime = load_bundle(bundle_dir)
         self.params = self.runtime.params
-        n = len(self.params)
-        if out_idx is None:
-            out_idx = []
-        elif isinstance(out_idx, int):
-            out_idx = [out_idx]
-        self.out_idx = sorted({i % n for i in out_idx})
-        for i in out_idx:
-            if not -n <= i < n:
-                raise TileCompileError(f"error: out_idx {i} is out of range for a kernel with "
-                                       f"{n} parameters")
-        for i in self.out_idx:
-            if self.params[i]["kind"] != "tensor":
-                raise TileCompileError(f"error: out_idx {i} names scalar parameter "
-                                       f"'{self.params[i]['name']}'")
+        self.out_idx = output_indices(out_idx, self.params)
 
     @property
     def input_params(self):
@@ -184,9 +206,63 @@ class JITKernel:
         return Profiler(self, tensor_supply_type)
 
 
+def output_indices(out_idx, params):
+    """The sorted parameter indices that `out_idx` (None, an int, or a list
+    or tuple of ints; negative ones count from the end) names; a
+    TileCompileError for any other form, an index out of range, a scalar
+    parameter or a parameter named twice."""
+    n = len(params)
+    if out_idx is None:
+        return []
+    items = [out_idx] if isinstance(out_idx, int) else out_idx
+    if isinstance(out_idx, bool) or not isinstance(items, (list, tuple)) or \
+            any(isinstance(i, bool) or not isinstance(i, int) for i in items):
+        raise TileCompileError(f"error: out_idx must be an int or a list of ints, got "
+                               f"{out_idx!r}")
+    names = ", ".join(f"{i}: {p['name']}" for i, p in enumerate(params))
+    seen = {}
+    for i in items:
+        if not -n <= i < n:
+            raise TileCompileError(f"error: out_idx {i} is out of range for a kernel with {n} "
+                                   f"parameters ({names})")
+        p = params[i % n]
+        if p["kind"] != "tensor":
+            raise TileCompileError(f"error: out_idx {i} names scalar parameter '{p['name']}'; "
+                                   "outputs are tensors")
+        if i % n in seen:
+            raise TileCompileError(f"error: out_idx names parameter '{p['name']}' twice "
+                                   f"({seen[i % n]} and {i})")
+        seen[i % n] = i
+    return sorted(seen)
+
+
 def _np_dtype(param):
     from ..language.dtypes import as_dtype
     return as_dtype(param["dtype"]).numpy
+
+
+# TileLang's execution backends: all run through tilemlir's own runtime.
+_BACKENDS = ("auto", "dlpack", "ctypes", "cython", "nvrtc", "tvm_ffi", "torch")
+
+
+def _check_options(execution_backend, target_host, verbose, pass_configs, compile_flags):
+    """The options of TileLang's compile that tilemlir takes and does not
+    need still have to be of their types (a TileCompileError says which)."""
+    def bad(name, value, want):
+        raise TileCompileError(f"error: {name} must be {want}, got {value!r}")
+
+    if execution_backend is not None and execution_backend not in _BACKENDS:
+        bad("execution_backend", execution_backend, f"one of {', '.join(_BACKENDS)}")
+    if target_host is not None and not isinstance(target_host, str):
+        bad("target_host", target_host, "a string")
+    if not isinstance(verbose, bool):
+        bad("verbose", verbose, "True or False")
+    if pass_configs is not None and not isinstance(pass_configs, dict):
+        bad("pass_configs", pass_configs, "a dict")
+    flags = [compile_flags] if isinstance(compile_flags, str) else compile_flags
+    if flags is not None and (not isinstance(flags, (list, tuple)) or not all(
+            isinstance(f, str) for f in flags)):
+        bad("compile_flags", compile_flags, "a string or a list of strings")
 
 
 def compile(func, out_idx=None, target="auto", execution_backend=None, target_host=None,  # noqa: A001
@@ -197,9 +273,16 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
         target = resolve_target(target)
+        _check_options(execution_backend=execution_backend, target_host=target_host,
+                       verbose=verbose, pass_configs=pass_configs, compile_flags=compile_flags)
     except TileCompileError as e:
         raise at_caller(e) from None
-    ir, launch = translate_with_launch(func)
+    ir, launch, written = translate_with_launch(func)
+    params = _params_meta(func, written)
+    try:
+        output_indices(out_idx, params)
+    except TileCompileError as e:
+        raise at_caller(e) from None
     # The package and its compiler library are one release: the key uses the
     # package's version, so bundles built elsewhere (or shipped) are found
     # where no compiler is installed.
@@ -208,12 +291,18 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     # key lets a cache filled from another checkout (or machine) serve.
     key = cache.make_key(_LOCATION.sub("", ir), target, version)
     compiler_id = _compiler_id()
-    entry = cache.lookup(key, compiler_id)
-    if entry is None:
-        if target == "cpu":
-            entry = _build_bundle(func, ir, target, key, version, compiler_id)
-        else:
-            entry = _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id)
+    entry = cache.lookup(key, compiler_id, params)
+    if entry is not None:
+        try:
+            return JITKernel(func, out_idx, target, ir, entry)
+        except (OSError, ValueError, KeyError, TypeError):
+            # Sound on disk but refused by its runtime: rebuilt like a
+            # damaged entry.
+            cache.discard(key)
+    if target == "cpu":
+        entry = _build_bundle(func, ir, params, key, version, compiler_id)
+    else:
+        entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
 
 
@@ -255,7 +344,7 @@ def _kernel_args(params, host_args):
     return out
 
 
-def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
+def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
     chip = target.split(":")[1]
     if launch is None:
         raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
@@ -270,7 +359,6 @@ def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
     if len(kernels) != 1:
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
     k = kernels[0]
-    params = _params_meta(func)
     bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "ptx": "kernel.ptx",
               "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
@@ -282,14 +370,14 @@ def _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id):
     return cache.store(key, bundle, files)
 
 
-def _build_bundle(func, ir, target, key, version, compiler_id):
+def _build_bundle(func, ir, params, key, version, compiler_id):
     with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
         so = pathlib.Path(tmp) / "kernel.so"
         llvm_ir = _compiler().compile_cpu(ir, so)
         files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
                  "kernel.mlir": ir.encode()}
-    meta = {"target": target, "entry": func.fn.__name__, "library": "kernel.so",
-            "params": _params_meta(func), "compiler_version": version,
+    meta = {"target": "cpu", "entry": func.fn.__name__, "library": "kernel.so",
+            "params": params, "compiler_version": version,
             "compiler_id": compiler_id}
     return cache.store(key, meta, files)
 
@@ -314,7 +402,10 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
                 if not isinstance(prim, PrimFunc):
                     raise TypeError(f"@tilemlir.jit: {factory.__name__}(...) must return a "
                                     f"@T.prim_func, got {type(prim).__name__}")
-                kernels[key] = compile(prim, out_idx=out_idx, target=target)
+                kernels[key] = compile(prim, out_idx=out_idx, target=target,
+                                       execution_backend=execution_backend,
+                                       target_host=target_host, verbose=verbose,
+                                       pass_configs=pass_configs, compile_flags=compile_flags)
             return kernels[key]
 
         wrapper.factory = factory

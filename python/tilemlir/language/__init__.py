@@ -42,9 +42,18 @@ class TensorSpec:
             shape = (shape,)
         self.shape = tuple(shape)
         self.dtype = as_dtype(dtype)
+        size = (self.dtype.bits + 7) // 8
         for d in self.shape:
-            if not isinstance(d, (int, DynamicDim)):
+            if isinstance(d, bool) or not isinstance(d, (int, DynamicDim)):
                 raise TypeError(f"T.Tensor shape entries must be ints or T.dynamic(...), got {d!r}")
+            if isinstance(d, int):
+                if d <= 0:
+                    raise TypeError(f"T.Tensor shape entries must be positive, got {d}")
+                size *= d
+        # Sizes and offsets are 64-bit: a larger tensor cannot exist.
+        if size >= 1 << 63:
+            raise TypeError(f"T.Tensor{self.shape} of {self.dtype.name} takes {size} bytes, more "
+                            "than 64-bit sizes reach")
 
     def __repr__(self):
         return f"T.Tensor({self.shape}, {self.dtype})"
@@ -175,7 +184,7 @@ sigmoid = Intrinsic("sigmoid", lambda x: 1.0 / (1.0 + math.exp(-x)))
 pow = Intrinsic("pow", lambda a, b: a ** b)  # noqa: A001
 infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
-cast = Intrinsic("cast")
-Cast = cast
+cast = Intrinsic("cast")  # T.cast(value, dtype)
+Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -1,6 +1,12 @@
 """Values and the text builder the front end emits `tile` IR with."""
 
+import math
+
+import numpy as np
+
 from . import dtypes
+
+_FLOATS = {d.mlir: d for d in dtypes.ALL if d.is_float}
 
 
 class LinExpr:
@@ -32,6 +38,48 @@ class LinExpr:
 
     def constant(self):
         return None if self.terms else self.const
+
+
+def float_literal(value, type):
+    """The MLIR literal of the Python number `value` as a constant of float
+    type `type` (f16, bf16, f32, f64, f8...): the value rounded to the type
+    (to nearest, ties to even, as a cast does; a finite value too large for
+    a type with infinities becomes one). Finite f32 / f64 values print as
+    exact decimals with a '.' (MLIR does not read `1e-05`); the others, and
+    infinities, NaNs and the narrower types, as the hexadecimal bits MLIR
+    reads back exactly. A ValueError says what the type cannot hold."""
+    d = _FLOATS[type]
+    v = float(value)
+    with np.errstate(over="ignore", invalid="ignore"):
+        rounded = np.array(v, dtype=np.float64).astype(d.numpy)
+    back = float(rounded.astype(np.float64))
+    if math.isnan(back) and not math.isnan(v):
+        what = "infinity" if math.isinf(v) else f"{v!r}"
+        raise ValueError(f"{what} is not representable in {d.name} (its largest finite "
+                         f"value is {float(np.finfo(d.numpy).max)!r})")
+    if type in ("f32", "f64") and math.isfinite(back):
+        text = repr(back)
+        if "." not in text:
+            mantissa, _, exponent = text.partition("e")
+            text = f"{mantissa}.0e{exponent}" if exponent else mantissa + ".0"
+        return text
+    bits = int(rounded.view(f"uint{d.bits}"))
+    return f"0x{bits:0{d.bits // 4}X}"
+
+
+def int_literal(value, type):
+    """The MLIR literal of the integer `value` as a constant of type `type`
+    (i1..i64 or index); a ValueError when it does not fit: MLIR's signless
+    integers hold [-2^(n-1), 2^n - 1] (the bits of a signed or an unsigned
+    value), index signed 64 bits."""
+    v = int(value)
+    if type == "i1":
+        return "true" if v else "false"
+    width = 64 if type == "index" else int(type[1:])
+    top = 1 << (width - 1 if type == "index" else width)
+    if not -(1 << (width - 1)) <= v < top:
+        raise ValueError(f"integer constant {v} does not fit in {width} bits ({type})")
+    return str(v)
 
 
 class Value:

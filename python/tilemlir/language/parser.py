@@ -10,13 +10,14 @@ ops. Every op carries the user's file, line and column.
 import ast
 import builtins
 import inspect
+import numbers
 import operator
 
 from .. import language as T
 from .. import layout as layout_mod
 from ..errors import TileCompileError
 from . import dtypes
-from .ir import Buffer, IRBuilder, LinExpr, TypedConstant, Value
+from .ir import Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_literal, int_literal
 
 _FLOAT_RANK = {"f16": 1, "bf16": 1, "f32": 2, "f64": 3}
 _INT_TYPES = ("i1", "i8", "i16", "i32", "i64")
@@ -98,6 +99,7 @@ class Translator:
         self.node = self.func_def
         self.current_stmt = None
         self.macro_depth = 0
+        self.written = set()  # names of the tensor parameters the kernel writes
 
     # ------------------------------------------------------------------ errors
 
@@ -235,35 +237,42 @@ class Translator:
 
     def const_index(self, v, node=None):
         ssa = self.b.fresh("c")
-        self.b.emit(f"{ssa} = arith.constant {int(v)} : index", self.loc(node))
+        self.b.emit(f"{ssa} = arith.constant {self._literal(v, 'index', node)} : index",
+                    self.loc(node))
         return Value(ssa, "index", LinExpr({}, int(v)), sym=str(int(v)))
 
     def const(self, v, type, node=None):
         if type == "index":
             return self.const_index(v, node)
         ssa = self.b.fresh("cst")
-        if _is_float(type):
-            fv = float(v)
-            if fv != fv:
-                lit = "0x7FC00000" if type == "f32" else repr(fv)
-                text = f"arith.constant {lit} : {type}" if type == "f32" else None
-                if text is None:
-                    raise self.error("NaN constants are only supported as f32", node)
-            elif fv in (float("inf"), float("-inf")):
-                bits = {"f16": ("0x7C00", "0xFC00"), "bf16": ("0x7F80", "0xFF80"),
-                        "f32": ("0x7F800000", "0xFF800000"),
-                        "f64": ("0x7FF0000000000000", "0xFFF0000000000000")}
-                if type not in bits:
-                    raise self.error(f"infinity is not representable in {type}", node)
-                text = f"arith.constant {bits[type][fv < 0]} : {type}"
-            else:
-                text = f"arith.constant {fv!r} : {type}"
-        elif type == "i1":
-            text = f"arith.constant {'true' if v else 'false'}"
-        else:
-            text = f"arith.constant {int(v)} : {type}"
+        text = f"arith.constant {self._literal(v, type, node)}"
+        if type != "i1":
+            text += f" : {type}"
         self.b.emit(f"{ssa} = {text}", self.loc(node))
         return Value(ssa, type)
+
+    def _size(self, x, what, node, lo=1, hi=1 << 63):
+        """`x` as a compile-time integer in [lo, hi) (a size, count or
+        extent); anything else (a bool, a float, a kernel value, a number
+        out of range) is reported at `node`, naming `what`."""
+        if isinstance(x, bool) or not isinstance(x, int):
+            got = "a value known only when the kernel runs" \
+                if isinstance(x, (Value, Access, TypedConstant)) else repr(x)
+            raise self.error(f"{what} must be a compile-time integer, got {got}", node)
+        if x < lo:
+            bound = {1: "positive", 0: "non-negative"}.get(lo, f"at least {lo}")
+            raise self.error(f"{what} must be {bound}, got {x}", node)
+        if x >= hi:
+            raise self.error(f"{what} is too large: {x} (at most {hi - 1})", node)
+        return x
+
+    def _literal(self, v, type, node):
+        """The MLIR text of constant `v` of `type`; what the type cannot hold
+        is reported at `node`."""
+        try:
+            return float_literal(v, type) if _is_float(type) else int_literal(v, type)
+        except (ValueError, OverflowError) as e:
+            raise self.error(str(e), node) from None
 
     # ------------------------------------------------------------ conversion
 
@@ -388,6 +397,7 @@ class Translator:
                              f"{len(acc.items)}", node)
         v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
         idx = [self.convert(self.value(i, node, "index"), "index", node) for i in acc.items]
+        self._writes(buf)
         self.b.emit(f"memref.store {v.ssa}, {buf.ssa}[{', '.join(i.ssa for i in idx)}] : "
                     f"{buf.memref_type()}", self.loc(node))
 
@@ -521,21 +531,19 @@ class Translator:
             raise self.error(f"unknown T.Kernel argument(s): {', '.join(kwargs)}", call)
         if not 1 <= len(args) <= 3:
             raise self.error(f"T.Kernel takes 1 to 3 grid extents, got {len(args)}", call)
-        if not isinstance(threads, int) or isinstance(threads, bool):
-            if isinstance(threads, (tuple, list)) and all(isinstance(t, int) for t in threads):
-                n = 1
-                for t in threads:
-                    n *= t
-                threads = n
-            else:
-                raise self.error("threads must be a compile-time integer", call)
+        if isinstance(threads, (tuple, list)) and threads:
+            n = 1
+            for t in threads:
+                n *= self._size(t, "each entry of threads", call)
+            threads = n
+        # The verifier checks the target's limit; this keeps the text valid.
+        threads = self._size(threads, "threads", call)
         extents = []
         self.launch = {"grid": [], "threads": threads, "cluster": None}
         for a in args:
-            if isinstance(a, int):
-                if a <= 0:
-                    raise self.error(f"grid extents must be positive, got {a}", call)
-                extents.append(str(a))
+            if not isinstance(a, (Value, Access, TypedConstant)):
+                # CUDA's limit (2^31 - 1 blocks along x) bounds every target.
+                extents.append(str(self._size(a, "a grid extent", call, hi=1 << 31)))
                 self.launch["grid"].append(str(a))
             else:
                 v = self.convert(self.value(a, call, "index"), "index", call)
@@ -547,7 +555,10 @@ class Translator:
         ssas = [self.b.fresh(n) for n in names]
         head = f"tile.kernel ({', '.join(ssas)}) in ({', '.join(extents)}) threads({threads})"
         if cluster is not None:
-            cl = list(cluster)[:len(args)]
+            cl = list(cluster) if isinstance(cluster, (tuple, list)) else [cluster]
+            if not 1 <= len(cl) <= 3:
+                raise self.error(f"cluster_dims takes 1 to 3 extents, got {cluster!r}", call)
+            cl = [self._size(c, "a cluster extent", call) for c in cl][:len(args)]
             self.launch["cluster"] = cl + [1] * (3 - len(cl))
             head += f" cluster({', '.join(str(c) for c in cl)})"
         self.b.open(head)
@@ -598,11 +609,7 @@ class Translator:
             raise self.error(f"T.Parallel has {len(args)} dimensions but {len(targets)} loop "
                              "variables", node)
         for a in args:
-            if not isinstance(a, int) or a <= 0:
-                got = "a value known only when the kernel runs" \
-                    if isinstance(a, (Value, Access, TypedConstant)) else repr(a)
-                raise self.error("T.Parallel extents must be positive compile-time integers, "
-                                 f"got {got}", node)
+            self._size(a, "a T.Parallel extent", node)
         ssas = [self.b.fresh(t.id) for t in targets]
         self.b.open(f"tile.parallel ({', '.join(ssas)}) in ({', '.join(str(a) for a in args)})")
         self.push("loop")
@@ -621,6 +628,10 @@ class Translator:
             lo, hi, step = args
         else:
             raise self.error(f"{what} takes 1 to 3 bounds", node)
+        for x in (lo, hi, step):
+            got = self._not_an_integer(x)
+            if got:
+                raise self.error(f"{what} bounds must be integers, got {got}", node)
         if isinstance(step, int) and step <= 0:
             raise self.error(f"{what} step must be positive, got {step}", node)
         return [self.convert(self.value(x, node, "index"), "index", node) for x in (lo, hi, step)]
@@ -663,11 +674,9 @@ class Translator:
         if len(targets) != len(domain):
             raise self.error(f"T.Persistent has a {len(domain)}-d domain but "
                              f"{len(targets)} loop variables", node)
-        for what, x in (("wave_size", wave), ("group_size", group)):
-            if isinstance(x, int) and x <= 0:
-                raise self.error(f"T.Persistent's {what} must be positive, got {x}", node)
-        if not isinstance(group, int):
-            raise self.error("T.Persistent's group_size must be a compile-time integer", node)
+        if isinstance(wave, int):
+            self._size(wave, "T.Persistent's wave_size", node)
+        self._size(group, "T.Persistent's group_size", node)
         total = domain[0] if len(domain) == 1 else self.binop(ast.Mult(), domain[0],
                                                               domain[1], node)
         left = self.minmax("max", [self.binop(ast.Sub(), total, index, node), 0], node)
@@ -701,14 +710,12 @@ class Translator:
         stage = kwargs.pop("stage", None)
         # sm_90a gives TMA pipelines a producer warpgroup unless told not to.
         warp_specialize = kwargs.pop("warp_specialize", True)
-        if not isinstance(warp_specialize, bool):
-            raise self.error("warp_specialize must be True or False", node)
+        self._flag(warp_specialize, "warp_specialize", node)
         for k in ("group", "sync", "num_warps"):
             kwargs.pop(k, None)
         if kwargs:
             raise self.error(f"unknown T.Pipelined argument(s): {', '.join(kwargs)}", node)
-        if not isinstance(num_stages, int):
-            raise self.error("num_stages must be a compile-time integer", node)
+        self._size(num_stages, "num_stages", node, lo=0)
         # TileLang's num_stages=0 means "no pipelining": one stage here.
         num_stages = builtins.max(num_stages, 1)
         lo, hi, step = self._bounds(node, args, "T.Pipelined")
@@ -730,9 +737,19 @@ class Translator:
         if order is not None or stage is not None:
             n = len(node.body)
             for name, lst in (("order", order), ("stage", stage)):
-                if lst is not None and len(lst) != n:
+                if lst is None:
+                    continue
+                if not isinstance(lst, (list, tuple)):
+                    raise self.error(f"T.Pipelined {name} must be a list of integers, one a "
+                                     f"statement, got {lst!r}", node)
+                if len(lst) != n:
                     raise self.error(f"T.Pipelined {name} has {len(lst)} entries for {n} "
                                      "statements", node)
+                for x in lst:
+                    self._size(x, f"an entry of T.Pipelined's {name}", node, lo=-(1 << 63))
+            if order is not None and len(set(order)) != n:
+                raise self.error(f"T.Pipelined order {list(order)} gives two statements the "
+                                 "same place", node)
             if stage is not None:
                 per_op = [st for st, c in zip(stage, counts) for _ in range(c)]
                 attrs.append(f"stage = array<i64: {', '.join(map(str, per_op))}>")
@@ -810,11 +827,16 @@ class Translator:
                     hi = self.expr(it.upper) if it.upper is not None else None
                     items.append(("slice", lo, hi))
                 else:
-                    items.append(self.expr(it))
+                    x = self.expr(it)
+                    # As in Python, A[idx] with idx = (i, j) is A[i, j].
+                    items.extend(x if isinstance(x, tuple) and len(items_nodes) == 1 else [x])
             for i in items:
-                if isinstance(i, (Value, Access)) and not isinstance(i, tuple):
-                    if self.type_of(i) not in ("index",) + _INT_TYPES:
-                        raise self.error("buffer indices must be integers", node)
+                if isinstance(i, tuple) and i[:1] == ("slice",):
+                    for x in i[1:]:
+                        if x is not None:  # A[i:] runs to the end
+                            self._check_index(x, base, node)
+                else:
+                    self._check_index(i, base, node)
             return Access(base, items, node)
         if isinstance(base, (Value, Access)):
             raise self.error("only buffers can be indexed", node)
@@ -823,6 +845,26 @@ class Translator:
             return base[key]
         except Exception as e:  # noqa: BLE001
             raise self.error(f"indexing {base!r} failed: {e}", node) from None
+
+    def _not_an_integer(self, x):
+        """None if `x` is an integer (a Python int, or a kernel value of an
+        integer type), else how an error names it."""
+        if isinstance(x, (Value, Access, TypedConstant)):
+            t = self.type_of(x)
+            return None if t in ("index",) + _INT_TYPES else f"a {t} value"
+        if isinstance(x, int) and not isinstance(x, bool):
+            return None
+        return f"the buffer '{x.name}'" if isinstance(x, Buffer) else repr(x)
+
+    def _check_index(self, x, buf, node):
+        """An index (or slice bound) of `buf` is an integer."""
+        if isinstance(x, (list, tuple)):
+            raise self.error(f"'{buf.name}' is indexed with a {type(x).__name__}; write "
+                             f"{buf.name}[i, j], not {buf.name}[[i, j]]", node)
+        got = self._not_an_integer(x)
+        if got:
+            raise self.error(f"buffer indices must be integers; '{buf.name}' is indexed with "
+                             f"{got}", node)
 
     def expr_UnaryOp(self, node):
         v = self.expr(node.operand)
@@ -1103,12 +1145,22 @@ class Translator:
         shape = a["shape"]
         if isinstance(shape, int):
             shape = (shape,)
-        if not isinstance(shape, (tuple, list)) or not all(isinstance(d, int) and d > 0 for d in shape):
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
             raise self.error(f"buffer shapes must be positive compile-time integers, got {shape!r}",
                              node)
         if self.kernel is None:
             raise self.error(f"T.alloc_{scope} must be inside `with T.Kernel(...)`", node)
         dt = self.dtype(a["dtype"], node)
+        size = (dt.bits + 7) // 8
+        for d in shape:
+            size *= d
+        # No on-chip memory comes near 2 GiB; past it sizes would not even
+        # fit the 32-bit offsets GPU code computes (the target's verifier
+        # checks its real budget).
+        if size >= 1 << 31:
+            raise self.error(f"T.alloc_{scope} of {'x'.join(map(str, shape))} {dt.name} takes "
+                             f"{size} bytes; on-chip buffers must be smaller than 2 GiB", node)
         name = self._target_name(node) or scope
         buf = Buffer(self.b.fresh(name), shape, dt, scope, name)
         self.b.emit(f"{buf.ssa} = tile.alloc_{scope} : {buf.memref_type()}", self.loc(node))
@@ -1128,6 +1180,12 @@ class Translator:
 
     def call_alloc_local(self, node):
         return self._alloc(node, "local")
+
+    def _writes(self, buf):
+        """Notes that the kernel writes `buf` (the launcher refuses read-only
+        or overlapping arrays for the tensors a kernel writes)."""
+        if buf.scope == "global":
+            self.written.add(buf.name)
 
     def _buffer_arg(self, x, node, what):
         if isinstance(x, Buffer):
@@ -1167,6 +1225,7 @@ class Translator:
                 if extent is None or extent <= 0:
                     raise self.error(f"the extent of slice {d} of '{buf.name}' must be a positive "
                                      "compile-time constant (write start:start + size)", node)
+                self._size(extent, f"the extent of slice {d} of '{buf.name}'", node)
                 offsets.append(lo)
                 sizes.append(extent)
             else:
@@ -1178,7 +1237,7 @@ class Translator:
         parts = []
         for o in offsets:
             if isinstance(o, int) and not isinstance(o, bool):
-                parts.append(str(o))
+                parts.append(self._literal(o, "index", node))
             else:
                 parts.append(self.convert(self.value(o, node, "index"), "index", node).ssa)
         return "[" + ", ".join(parts) + "]"
@@ -1188,6 +1247,7 @@ class Translator:
                                               "eviction_policy": None, "pad_value": None})
         sbuf, soff, ssz = self._region(a["src"], node)
         dbuf, doff, dsz = self._region(a["dst"], node)
+        self._writes(dbuf)
 
         def whole(buf):
             if any(not isinstance(d, int) for d in buf.shape):
@@ -1223,23 +1283,19 @@ class Translator:
                                  "buffer or slices", node)
             ssz = ssz or infer(sbuf, soff, dsz)
             dsz = dsz or infer(dbuf, doff, ssz)
-        # The tile is the smaller side's: clip the larger region to it.
-        st, dt_ = [s for s in ssz if s != 1], [s for s in dsz if s != 1]
-        if st != dt_ and len(st) == len(dt_):
-            tile = [builtins.min(x, y) for x, y in zip(st, dt_)]
-
-            def clip(sizes):
-                it = iter(tile)
-                return [next(it) if s != 1 else 1 for s in sizes]
-            ssz, dsz = clip(ssz), clip(dsz)
+        # As in TileLang, both sides cover one tile: extents of 1 drop out
+        # (A[i, 0:64] is a 64-tile), an element takes the other side's tile,
+        # and regions whose other extents differ are rejected (never clipped).
+        if [s for s in ssz if s != 1] != [s for s in dsz if s != 1]:
+            raise self.error(f"T.copy from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
+                             f"to a {'x'.join(map(str, dsz))} region of '{dbuf.name}': both "
+                             "sides must have the same extents (apart from extents of 1)", node)
         loc = self.loc(node)
         attrs = []
         if a["pad_value"] is not None:
             pv = a["pad_value"]
-            attrs.append(f"pad = {float(pv) if sbuf.dtype.is_float else int(pv)!r} : {sbuf.dtype.mlir}")
-        if not isinstance(a["disable_tma"], bool):
-            raise self.error("disable_tma must be True or False", node)
-        if a["disable_tma"]:
+            attrs.append(f"pad = {self._literal(pv, sbuf.dtype.mlir, node)} : {sbuf.dtype.mlir}")
+        if self._flag(a["disable_tma"], "disable_tma", node):
             attrs.append("tile.disable_tma")
         text = (f"tile.copy {sbuf.ssa}{self._offsets_text(soff, node)} [{', '.join(map(str, ssz))}]"
                 f" to {dbuf.ssa}{self._offsets_text(doff, node)} [{', '.join(map(str, dsz))}]")
@@ -1255,10 +1311,20 @@ class Translator:
         A = self._buffer_arg(a["A"], node, "A")
         B = self._buffer_arg(a["B"], node, "B")
         C = self._buffer_arg(a["C"], node, "C")
+        self._writes(C)
         self.b.emit(f"tile.gemm {A.ssa}, {B.ssa}, {C.ssa}{self._gemm_attrs(a, node)} : "
                     f"{A.memref_type()}, {B.memref_type()}, {C.memref_type()}", self.loc(node))
 
+    def _flag(self, value, name, node):
+        """Argument `name` of a T.* call is True or False."""
+        if not isinstance(value, bool):
+            raise self.error(f"{name} must be True or False, got {value!r}", node)
+        return value
+
     def _gemm_attrs(self, a, node, sparse=False):
+        for name in ("transpose_A", "transpose_B", "clear_accum"):
+            if name in a:
+                self._flag(a[name], name, node)
         attrs = []
         if a.get("transpose_A"):
             if sparse:
@@ -1280,6 +1346,7 @@ class Translator:
                        {"transpose_A": False, "transpose_B": False,
                         "policy": T.GemmWarpPolicy.Square, "clear_accum": False})
         bufs = [self._buffer_arg(a[n], node, n) for n in ("A_sparse", "E", "B", "C")]
+        self._writes(bufs[-1])
         self.b.emit(f"tile.gemm_sp {', '.join(b.ssa for b in bufs)}"
                     f"{self._gemm_attrs(a, node, sparse=True)} : "
                     f"{', '.join(b.memref_type() for b in bufs)}", self.loc(node))
@@ -1287,11 +1354,13 @@ class Translator:
     def call_clear(self, node):
         a = self._args(node, ["buffer"])
         buf = self._buffer_arg(a["buffer"], node, "T.clear's argument")
+        self._writes(buf)
         self.b.emit(f"tile.clear {buf.ssa} : {buf.memref_type()}", self.loc(node))
 
     def call_fill(self, node):
         a = self._args(node, ["buffer", "value"])
         buf = self._buffer_arg(a["buffer"], node, "T.fill's buffer")
+        self._writes(buf)
         v = self.convert(self.value(a["value"], node, buf.dtype.mlir), buf.dtype.mlir, node)
         self.b.emit(f"tile.fill {buf.ssa}, {v.ssa} : {buf.memref_type()}, {v.type}", self.loc(node))
 
@@ -1299,11 +1368,13 @@ class Translator:
         a = self._args(node, ["buffer", "out", "dim", "clear"], {"dim": -1, "clear": True})
         src = self._buffer_arg(a["buffer"], node, "the reduced buffer")
         dst = self._buffer_arg(a["out"], node, "the output buffer")
+        self._writes(dst)
         dim = a["dim"]
-        if not isinstance(dim, int) or not -src.ndim <= dim < src.ndim:
+        if isinstance(dim, bool) or not isinstance(dim, int) or not -src.ndim <= dim < src.ndim:
             raise self.error(f"dim must be an integer in [{-src.ndim}, {src.ndim}), got {dim!r}",
                              node)
         dim %= src.ndim
+        self._flag(a["clear"], "clear", node)
         clear = "" if a["clear"] else " {clear = false}"
         self.b.emit(f"tile.reduce {kind} {src.ssa} into {dst.ssa} dim = {dim}{clear} : "
                     f"{src.memref_type()} into {dst.memref_type()}", self.loc(node))
@@ -1332,6 +1403,7 @@ class Translator:
             buf, offsets, sizes = self._region(dst, node)
         else:
             raise self.error("T.atomic_* needs a buffer element or region as destination", node)
+        self._writes(buf)
         if isinstance(value, Buffer):
             vtext, vtype = value.ssa, value.memref_type()
         else:
@@ -1384,9 +1456,7 @@ class Translator:
             return
         if self.kernel is None or len(self.kernel[0]) < 2:
             raise self.error("T.use_swizzle needs a kernel with a 2-d grid", node)
-        group = a["panel_size"]
-        if not isinstance(group, int) or group <= 0:
-            raise self.error("panel_size must be a positive integer", node)
+        group = self._size(a["panel_size"], "panel_size", node)
         (bx, by), (gx, gy) = self.kernel[0][:2], self.kernel[1][:2]
         # In thread-block clusters the walk is over whole clusters (each
         # block keeps its place in its cluster), so that the blocks of a
@@ -1520,11 +1590,23 @@ class Translator:
 
     def call_cast(self, node):
         a = self._args(node, ["value", "dtype"])
-        x, dt = a["value"], self.dtype(a["dtype"], node) if not isinstance(a["value"], dtypes.DType) \
-            else None
-        if dt is None:  # T.cast(dtype, value), TVM's order
-            dt, x = self.dtype(a["value"], node), a["dtype"]
+        return self._cast(a["value"], a["dtype"], "T.cast(value, dtype)", node)
+
+    def call_Cast(self, node):
+        a = self._args(node, ["dtype", "value"])
+        return self._cast(a["value"], a["dtype"], "T.Cast(dtype, value)", node)
+
+    def _cast(self, x, dtype, form, node):
+        """T.cast(value, dtype) and TIR's T.Cast(dtype, value): `x` converted
+        to `dtype` (a Python number becomes a constant of that type)."""
+        swapped = isinstance(x, dtypes.DType) or isinstance(dtype, (Value, Access, TypedConstant))
+        if swapped:
+            raise self.error(f"{form}: the arguments are in the wrong order; T.cast takes "
+                             "(value, dtype) and T.Cast takes (dtype, value)", node)
+        dt = self.dtype(dtype, node)
         if not isinstance(x, (Value, Access, TypedConstant)):
+            if not isinstance(x, numbers.Number):
+                raise self.error(f"{form}: cannot convert {x!r} to {dt.name}", node)
             return TypedConstant(x, dt)
         return self.convert(self.value(x, node, dt.mlir), dt.mlir, node)
 
@@ -1551,9 +1633,10 @@ def translate(prim_func):
 
 
 def translate_with_launch(prim_func):
-    """(tile IR text, launch) where launch has the kernel's "grid" as Python
-    expressions over the dynamic dimensions (None where not computable),
-    "threads" and "cluster"; launch is None without a T.Kernel."""
+    """(tile IR text, launch, written) where launch has the kernel's "grid"
+    as Python expressions over the dynamic dimensions (None where not
+    computable), "threads" and "cluster" (launch is None without a
+    T.Kernel), and written is the set of tensor parameters it writes."""
     t = Translator(prim_func)
     ir = t.translate()
-    return ir, getattr(t, "launch", None)
+    return ir, getattr(t, "launch", None), t.written

@@ -23,6 +23,29 @@ def load_bundle(path):
     raise ValueError(f"bundle {path} is for target {target!r}, which this runtime cannot run")
 
 
+def check_written(params, spans):
+    """Refuses arguments the kernel would write wrongly: `spans[i]` is
+    (start, end, why read-only or "") of tensor argument i's memory, or
+    None. A tensor the kernel writes (a parameter marked "written": true,
+    as the compiler marks them) must not be read-only, nor overlap another
+    tensor argument."""
+    def written(p):
+        return p.get("written") is True
+
+    for p, span in zip(params, spans):
+        if span is not None and span[2] and written(p):
+            raise ValueError(f"argument '{p['name']}' is read-only ({span[2]}), but the kernel "
+                             "writes it")
+    live = [(p, s) for p, s in zip(params, spans) if s is not None and s[1] > s[0]]
+    for i, (p, s) in enumerate(live):
+        for q, t in live[i + 1:]:
+            if (written(p) or written(q)) and s[0] < t[1] and t[0] < s[1]:
+                w, other = (p, q) if written(p) else (q, p)
+                raise ValueError(f"arguments '{p['name']}' and '{q['name']}' overlap in memory, "
+                                 f"and the kernel writes '{w['name']}': pass '{other['name']}' "
+                                 "a separate array")
+
+
 def __getattr__(name):
     # `from tilemlir.runtime import CpuKernel` keeps working without importing
     # every target's runtime up front.

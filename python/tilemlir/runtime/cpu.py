@@ -5,6 +5,15 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
+from . import check_written
+
+
+def _span(a):
+    """(start, end, why read-only) of a C-contiguous numpy array's memory."""
+    if a is None:
+        return None
+    start = a.ctypes.data
+    return start, start + a.nbytes, "" if a.flags.writeable else "its numpy array is not writeable"
 
 
 class CpuKernel:
@@ -69,6 +78,8 @@ class CpuKernel:
             if not a.flags.c_contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
                                  "(use np.ascontiguousarray)")
+        check_written(self.params, [_span(a) if p["kind"] == "tensor" else None
+                                    for p, a in zip(self.params, args)])
         return dims
 
     def __call__(self, *args):

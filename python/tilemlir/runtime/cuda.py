@@ -9,7 +9,9 @@ A CUDA bundle's `bundle.json` has:
     "target": "cuda", "arch": "sm_90a",
     "binary": "kernel.cubin" (or a .ptx file), "entry": "<kernel symbol>",
     optional "ptx": "kernel.ptx" (loaded when the cubin is for another GPU),
-    "params": [{"name", "kind": "tensor"|"scalar", "dtype", "shape": [int|name]}],
+    "params": [{"name", "kind": "tensor"|"scalar", "dtype", "shape": [int|name],
+                "written": bool (optional: the kernel writes this tensor, so it may not
+                be read-only nor overlap another argument)}],
     "kernel_args": what the kernel function takes, in order:
         {"kind": "ptr", "param": i}                  device pointer of tensor i
         {"kind": "dim", "param": i, "dim": d}        i64 size of dimension d
@@ -44,9 +46,11 @@ import struct
 import sys
 import threading
 
+from . import check_written
+
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
            "GridExpr", "eval_grid_expr", "encode_tensor_map", "make_launch_config",
-           "new_tensor_map", "get_driver", "set_driver", "dtype_info"]
+           "new_tensor_map", "get_driver", "set_driver", "dtype_info", "compute_capability"]
 
 LIBCUDA = "libcuda.so.1"
 
@@ -294,15 +298,19 @@ class Driver:
         self._call("cuCtxGetDevice", ctypes.byref(dev))
         return dev.value
 
-    def device_arch(self, dev):
-        """The device's architecture as a bundle names it: "sm_90" for
-        compute capability 9.0."""
+    def device_compute_capability(self, dev):
+        """The device's compute capability, (major, minor)."""
         major, minor = ctypes.c_int(), ctypes.c_int()
         self._call("cuDeviceGetAttribute", ctypes.byref(major),
                    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)
         self._call("cuDeviceGetAttribute", ctypes.byref(minor),
                    CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev)
-        return f"sm_{major.value}{minor.value}"
+        return major.value, minor.value
+
+    def device_arch(self, dev):
+        """The device's architecture as a bundle names it: "sm_90" for
+        compute capability 9.0."""
+        return "sm_%d%d" % self.device_compute_capability(dev)
 
     def device_sm_count(self, dev):
         """The device's streaming multiprocessors."""
@@ -409,6 +417,18 @@ def get_driver():
         if _driver is None:
             _driver = Driver()
         return _driver
+
+
+def compute_capability(ordinal=0):
+    """(major, minor) of CUDA device `ordinal`, or None where there is no
+    GPU to ask (no libcuda.so.1, no device, a driver that does not start).
+    Asks the driver (cuInit, cuDeviceGetAttribute): no torch, no context."""
+    try:
+        drv = get_driver()
+        drv.init()
+        return tuple(drv.device_compute_capability(drv.device_get(ordinal)))
+    except RuntimeError:
+        return None
 
 
 def num_sms(ordinal=0):
@@ -836,6 +856,31 @@ def _as_tensor(name, a):
                     f"or an object with __cuda_array_interface__), got {kind}{hint}")
 
 
+def _span(t):
+    """(start, end, why read-only) of a contiguous tensor's device memory.
+    Read-only: a __cuda_array_interface__ that says so, or a torch tensor
+    that torch itself would not let an in-place op write (a leaf that
+    requires grad while grad mode is on, an inference tensor outside
+    inference mode)."""
+    n = 1
+    for s in t.shape:
+        n *= s
+    why = ""
+    torch = sys.modules.get("torch")
+    obj = t.obj
+    if torch is not None and isinstance(obj, torch.Tensor):
+        if getattr(obj, "requires_grad", False) and obj.is_leaf and torch.is_grad_enabled():
+            why = "a leaf torch tensor that requires grad"
+        elif getattr(obj, "is_inference", lambda: False)() and \
+                not torch.is_inference_mode_enabled():
+            why = "an inference tensor outside inference mode"
+    else:
+        data = getattr(obj, "__cuda_array_interface__", {}).get("data")
+        if data and len(data) > 1 and data[1]:
+            why = "its __cuda_array_interface__ is read-only"
+    return t.ptr, t.ptr + n * (t.dtype.itemsize if t.dtype else 1), why
+
+
 def _check_scalar(name, d, a):
     is_bool = isinstance(a, bool) or type(a).__name__ == "bool_"   # numpy.bool_ too
     if d.kind == "bool":
@@ -1019,6 +1064,8 @@ class CudaKernel:
                     raise ValueError(f"argument '{name}' is on cuda:{t.device}, but other "
                                      f"arguments are on cuda:{device}")
             values.append(t)
+        check_written(self.params, [_span(v) if isinstance(v, _Tensor) else None
+                                    for v in values])
         return values, dims
 
     def check_args(self, args):
