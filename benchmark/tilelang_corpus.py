@@ -122,7 +122,9 @@ def _append(path, **ev):
 
 def child_env(opts):
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "python"), env.get("PYTHONPATH", "")])
+    env["PYTHONPATH"] = os.pathsep.join([str(opts.tilemlir), env.get("PYTHONPATH", "")])
+    if "TILEMLIR_LIBRARY" not in env and (REPO / "build/lib/libTileMLIRCAPI.so").exists():
+        env["TILEMLIR_LIBRARY"] = str(REPO / "build/lib/libTileMLIRCAPI.so")
     env["TILEMLIR_CACHE_DIR"] = str(opts.tmp / "cache")
     env["OMP_NUM_THREADS"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -135,6 +137,8 @@ def parse_args(argv=None):
     ap.add_argument("--jobs", type=int, default=2, help="programs driven at once")
     ap.add_argument("--python", default=sys.executable,
                     help="the interpreter that runs the programs (with torch)")
+    ap.add_argument("--tilemlir", type=pathlib.Path, default=REPO / "python",
+                    help="the folder holding the tilemlir package to measure")
     ap.add_argument("--driver-timeout", type=float, default=120.0)
     ap.add_argument("--file-timeout", type=float, default=420.0)
     ap.add_argument("--only", default="", help="only files whose path contains this")
