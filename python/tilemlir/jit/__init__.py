@@ -196,10 +196,11 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     if not isinstance(func, PrimFunc):
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
-        target = resolve_target(target)
+        target = resolve_target(_context_target(target))
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch = translate_with_launch(func)
+    ir = _apply_pass_configs(ir, pass_configs, target)
     # The package and its compiler library are one release: the key uses the
     # package's version, so bundles built elsewhere (or shipped) are found
     # where no compiler is installed.
@@ -215,6 +216,28 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         else:
             entry = _build_cuda_bundle(func, ir, launch, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
+
+
+def _context_target(target):
+    """`target`, or for "auto" the tvm.target.Target of an enclosing `with`
+    (only looked at when a program has imported tilemlir.tvm)."""
+    import sys
+    module = sys.modules.get("tilemlir.tvm.target")
+    if target in (None, "auto") and module is not None and module.Target.current():
+        return module.Target.current()
+    return target
+
+
+def _apply_pass_configs(ir, pass_configs, target):
+    """The tile IR with the kernel-wide pass configs that mean something
+    here (no TMA, no warp specialization: CUDA only) written on its ops;
+    the others warn once (tilemlir.transform)."""
+    from ..transform import resolve_pass_configs
+    options = resolve_pass_configs(pass_configs)
+    if not options or target == "cpu":
+        return ir
+    flags = " ".join(f"{o}=true" for o in options)
+    return _compiler().run_pipeline(ir, f"builtin.module(tile-apply-pass-configs{{{flags}}})")
 
 
 def _compiler_id():
@@ -314,7 +337,8 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
                 if not isinstance(prim, PrimFunc):
                     raise TypeError(f"@tilemlir.jit: {factory.__name__}(...) must return a "
                                     f"@T.prim_func, got {type(prim).__name__}")
-                kernels[key] = compile(prim, out_idx=out_idx, target=target)
+                kernels[key] = compile(prim, out_idx=out_idx, target=target,
+                                       pass_configs=pass_configs)
             return kernels[key]
 
         wrapper.factory = factory
