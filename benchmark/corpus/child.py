@@ -90,6 +90,7 @@ class State:
         self.ran = []
         self.checked = False
         self.created = []
+        self.compiled = []
 
     def factory_of(self, func):
         code = func.fn.__code__
@@ -145,6 +146,7 @@ def _hooked_compile(orig, translate):
     def compile_hook(func, out_idx=None, target="auto", **kw):
         key = STATE.factory_of(func) if hasattr(func, "fn") else None
         n = STATE.instances[key] = STATE.instances.get(key, 0) + 1
+        STATE.compiled.append(key)
         try:
             translate(func)
         except Exception as e:
@@ -268,9 +270,12 @@ def install_hooks():
     cpu_torch.install()
     torch.testing.assert_close = _checking(torch.testing.assert_close)
     torch.allclose = _checking(torch.allclose)
-    testing = sys.modules.get("tilemlir.testing")
-    if testing is not None and hasattr(testing, "torch_assert_close"):
-        testing.torch_assert_close = _checking(testing.torch_assert_close)
+    for name in ("tilemlir.utils.tensor", "tilemlir.testing"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue  # a tilemlir without it: the program's import fails
+        module.torch_assert_close = _checking(module.torch_assert_close)
 
 
 def load_module(path, name):
@@ -330,7 +335,7 @@ def _driver(name, fn, call):
 
 def run_driver(name, call, kwargs, events):
     STATE.driver = name
-    STATE.ran, STATE.checked, STATE.created = [], False, []
+    STATE.ran, STATE.checked, STATE.created, STATE.compiled = [], False, [], []
     STATE.failed_check = False
     events.emit(ev="driver_start", driver=name)
     if call is None:
@@ -348,7 +353,7 @@ def run_driver(name, call, kwargs, events):
             status = "mismatch"
         elif not getattr(e, "_corpus_recorded", False):
             key = STATE.attribute(e)
-            if key is not None and key not in STATE.ran:
+            if key is not None and key not in STATE.compiled:
                 STATE.stage(key, "tile", e)
         where = STATE.user_line(e)
     else:
@@ -356,7 +361,13 @@ def run_driver(name, call, kwargs, events):
     for k in STATE.ran:
         result = {"ok": "ok" if STATE.checked else "ran", "mismatch": "mismatch"}.get(status,
                                                                                          "error")
-        events.emit(ev="cpu", file=k[0], factory=k[1], driver=name, result=result, cause=cause)
+        events.emit(ev="cpu", file=k[0], factory=k[1], driver=name, result=result, cause=cause,
+                    where=where)
+    # Compiled, not run: the driver failed between compiling and running.
+    for k in dict.fromkeys(STATE.compiled):
+        if k is not None and k not in STATE.ran and status != "ok":
+            events.emit(ev="cpu", file=k[0], factory=k[1], driver=name, result="not run",
+                        cause=cause, where=where)
     events.emit(ev="driver_end", driver=name, status=status, cause=cause, where=where)
 
 

@@ -75,6 +75,8 @@ def install():
     cuda.Event = _FakeEvent
     cuda.manual_seed = cuda.manual_seed_all = lambda *a, **k: None
     cuda.max_memory_allocated = cuda.memory_allocated = lambda *a, **k: 0
+    # Little free memory, so that stress tests size themselves for a CPU.
+    cuda.mem_get_info = lambda *a, **k: (2 * 2**30, _Properties.total_memory)
     cuda.reset_peak_memory_stats = lambda *a, **k: None
 
 

@@ -6,7 +6,8 @@ import re
 
 STAGES = ("tile", "sm_90a", "sm_80")
 # Worst first: the CPU column shows the worst outcome of a kernel's runs.
-CPU_ORDER = ("compile failed", "run failed", "mismatch", "error", "timeout", "ran", "ok")
+CPU_ORDER = ("compile failed", "run failed", "mismatch", "error", "not run", "timeout", "ran",
+             "ok")
 
 
 class Kernel:
@@ -38,14 +39,14 @@ class Kernel:
             self.cpu_cause = (cause, where) if cause else None
 
     def record_cpu(self, ev):
-        self._cpu(ev["result"], ev.get("cause"))
+        self._cpu(ev["result"], ev.get("cause"), ev.get("where"))
 
     def first_failure(self):
         for stage in STAGES:
             if stage in self.causes:
                 return stage, self.causes[stage]
         if self.cpu not in (None, "ok", "ran") and self.cpu_cause:
-            return "cpu", self.cpu_cause
+            return ("driver after compile" if self.cpu == "not run" else "cpu"), self.cpu_cause
         return None
 
 
