@@ -11,6 +11,8 @@ import tilemlir.language as T
 from tilemlir import transform
 from tilemlir.tvm.transform import PassContext
 
+from test_language import hopper_gemm
+
 
 @pytest.fixture(autouse=True)
 def _fresh_warnings(monkeypatch):
@@ -18,25 +20,8 @@ def _fresh_warnings(monkeypatch):
     monkeypatch.setattr(transform, "_warned", set())
 
 
-def tma_gemm(M=256, N=256, K=256):
-    @T.prim_func
-    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
-             C: T.Tensor((M, N), "float16")):
-        with T.Kernel(T.ceildiv(N, 128), T.ceildiv(M, 128), threads=256) as (bx, by):
-            A_s = T.alloc_shared((128, 64), "float16")
-            B_s = T.alloc_shared((64, 128), "float16")
-            C_l = T.alloc_fragment((128, 128), "float32")
-            T.clear(C_l)
-            for k in T.Pipelined(T.ceildiv(K, 64), num_stages=3):
-                T.copy(A[by * 128, k * 64], A_s)
-                T.copy(B[k * 64, bx * 128], B_s)
-                T.gemm(A_s, B_s, C_l)
-            T.copy(C_l, C[by * 128, bx * 128])
-    return gemm
-
-
 def sm90(configs=None):
-    return tilemlir.compile(tma_gemm(), out_idx=[2], target="cuda -arch=sm_90a",
+    return tilemlir.compile(hopper_gemm(256, 256, 256), out_idx=[2], target="cuda -arch=sm_90a",
                             pass_configs=configs)
 
 
@@ -88,7 +73,7 @@ def test_fast_math_on_is_silent_and_off_warns():
 
 def test_cpu_kernels_take_the_configs_and_warn_for_unknown_ones():
     with pytest.warns(UserWarning, match="tl.disable_vectorize_256"):
-        k = tilemlir.compile(tma_gemm(), out_idx=[2], target="cpu",
+        k = tilemlir.compile(hopper_gemm(256, 256, 256), out_idx=[2], target="cpu",
                              pass_configs={"tl.disable_vectorize_256": True,
                                            "tl.disable_tma_lower": True})
     assert "tile.disable_tma" not in k.ir
@@ -98,7 +83,7 @@ def test_jit_passes_its_pass_configs_on():
     @tilemlir.jit(out_idx=[2], target="cuda -arch=sm_90a",
                   pass_configs={tilemlir.PassConfigKey.TL_DISABLE_TMA_LOWER: True})
     def make(M, N, K):
-        return tma_gemm(M, N, K)
+        return hopper_gemm(M, N, K)
     assert "cp.async.bulk.tensor" not in make(256, 256, 256).get_kernel_source()
 
 

@@ -8,6 +8,7 @@ with a one-line warning that names it."""
 import enum
 import warnings
 
+from .._scoped import Scoped
 from ..errors import caller_location
 
 __all__ = ["PassConfigKey", "PassContext", "resolve_pass_configs", "HONOURED"]
@@ -114,33 +115,24 @@ def resolve_pass_configs(configs):
     return tuple(options)
 
 
-class PassContext:
+class PassContext(Scoped):
     """`with PassContext(config={...}):` (TVM's tvm.transform.PassContext):
     the kernels compiled inside take its pass configs (those given to
     compile / jit win). opt_level and the other arguments are accepted."""
-
-    _stack = []
 
     def __init__(self, opt_level=2, required_pass=None, disabled_pass=None, instruments=None,
                  config=None, **_):
         self.opt_level = opt_level
         self.config = {_key_name(k): v for k, v in (config or {}).items()}
 
-    def __enter__(self):
-        PassContext._stack.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        PassContext._stack.remove(self)
-        return False
-
     @classmethod
     def current(cls):
-        return cls._stack[-1] if cls._stack else cls()
+        entered = cls.entered()
+        return entered[-1] if entered else cls()
 
     @classmethod
     def current_configs(cls):
         out = {}
-        for ctx in cls._stack:
+        for ctx in cls.entered():
             out.update(ctx.config)
         return out

@@ -1,18 +1,17 @@
 """tvm.target.Target: a compile target, also as the `with` context that
 gives compiles their default target."""
 
+from .._scoped import Scoped
 from ._missing import missing
 
 __all__ = ["Target"]
 
 
-class Target(str):
+class Target(Scoped, str):
     """`Target("cuda")`, `Target("cuda -arch=sm_90a")` or
     `Target({"kind": "cuda", "arch": "sm_90"})`: the target string
     tilemlir.compile takes (it is one), with `kind` and `arch`. Inside
     `with Target(...):`, compiles whose target is "auto" use it."""
-
-    _stack = []
 
     def __new__(cls, target, host=None):
         if isinstance(target, dict):
@@ -28,18 +27,11 @@ class Target(str):
         self.host = host
         return self
 
-    def __enter__(self):
-        Target._stack.append(self)
-        return self
-
-    def __exit__(self, *exc):
-        Target._stack.remove(self)
-        return False
-
     @classmethod
     def current(cls, allow_none=True):
-        if cls._stack:
-            return cls._stack[-1]
+        entered = cls.entered()
+        if entered:
+            return entered[-1]
         if allow_none:
             return None
         raise ValueError("no tvm.target.Target is in effect")
