@@ -55,10 +55,12 @@ def cause_key(cause):
     without its numbers and quoted values."""
     if not cause:
         return "?"
-    m = re.match(r"\w*Error: module '([\w.]+)' has no attribute '(\w+)'", cause)
+    m = re.match(r"\w*Error: (?:error: )?(?:module '([\w.]+)'|<module '([\w.]+)' from '[^']*'>)"
+                 r" has no attribute '(\w+)'", cause)
     if m:
-        mod = {"tilemlir.language": "T"}.get(m.group(1), m.group(1))
-        return f"missing {mod}.{m.group(2)}"
+        mod = m.group(1) or m.group(2)
+        mod = {"tilemlir.language": "T"}.get(mod, mod)
+        return f"missing {mod}.{m.group(3)}"
     m = re.match(r"ImportError: cannot import name '(\w+)' from '([\w.]+)'", cause)
     if m:
         return f"missing {m.group(2)}.{m.group(1)}"
@@ -68,7 +70,9 @@ def cause_key(cause):
         return f"missing module {name}" if name.startswith("tilemlir") else \
             f"third-party module {name.split('.')[0]} not installed"
     text = re.sub(r" at 0x[0-9a-f]+", "", cause)
-    text = re.sub(r"'[^']*'", "'…'", text)
+    # Quoted names stay (they say what is missing); quoted values go.
+    text = re.sub(r"'([^']*)'", lambda q: q.group(0) if re.fullmatch(r"[\w.]{1,40}", q.group(1))
+                  else "'…'", text)
     text = re.sub(r"\d+", "N", text)
     return text[:140]
 

@@ -79,12 +79,15 @@ def test_tests_calling_a_module():
      "missing tilemlir.PassConfigKey"),
     ("AttributeError: module 'tilemlir.language' has no attribute 'alloc_var'",
      "missing T.alloc_var"),
+    ("TileCompileError: error: <module 'tilemlir.language' from '/x/__init__.py'> has no "
+     "attribute 'alloc_var'", "missing T.alloc_var"),
     ("ImportError: cannot import name 'do_bench' from 'tilemlir.profiler' (/x/y.py)",
      "missing tilemlir.profiler.do_bench"),
     ("ModuleNotFoundError: No module named 'tilemlir.carver'", "missing module tilemlir.carver"),
     ("ModuleNotFoundError: No module named 'triton.language'",
      "third-party module triton not installed"),
-    ("TileCompileError: error: 'x' has 3 dims at 0x7f00", "TileCompileError: error: '…' has N dims"),
+    ("TileCompileError: error: 'x' has 3 dims at 0x7f00", "TileCompileError: error: 'x' has N dims"),
+    ("TypeError: cannot add 'a b' and '/tmp/x.py'", "TypeError: cannot add '…' and '…'"),
 ])
 def test_cause_keys(cause, key):
     assert cause_key(cause) == key

@@ -197,7 +197,14 @@ def test_target_context_gives_auto_compiles_their_target():
     assert tilemlir.compile(k, target=tvm.target.Target("llvm")).target == "cpu"
 
 
+def test_tvm_testing_marks_are_tilemlirs():
+    import tilemlir.testing
+    assert tvm.testing.requires_cuda is tilemlir.testing.requires_cuda
+    assert tvm.testing.requires_package is tilemlir.testing.requires_package
+
+
 def test_datatype_and_constants():
+    assert tilemlir.DataType is tvm.DataType
     assert tvm.DataType("float16").bits == 16 and tvm.DataType("int8").bits == 8
     assert tvm.DataType("float16x4").lanes == 4 and tvm.DataType("bfloat16") == "bfloat16"
     c = tvm.tirx.const(3, "uint8")

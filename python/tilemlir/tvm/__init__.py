@@ -13,7 +13,7 @@ from ..errors import TVMError
 from ._missing import missing
 from .datatype import DataType
 
-_SUBMODULES = ("target", "tirx", "tir", "error", "transform", "ir", "arith")
+_SUBMODULES = ("target", "tirx", "tir", "error", "transform", "ir", "arith", "testing")
 
 __all__ = ["DataType", "TVMError"] + list(_SUBMODULES)
 
