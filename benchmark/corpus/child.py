@@ -142,17 +142,18 @@ class State:
 STATE = None
 
 
-def _hooked_compile(orig, translate):
+def _hooked_compile(orig, translate, run_pipeline):
     def compile_hook(func, out_idx=None, target="auto", **kw):
         key = STATE.factory_of(func) if hasattr(func, "fn") else None
         n = STATE.instances[key] = STATE.instances.get(key, 0) + 1
-        STATE.compiled.append(key)
         try:
-            translate(func)
+            # Tile IR that the compiler parses and verifies.
+            run_pipeline(translate(func), "")
         except Exception as e:
             STATE.stage(key, "tile", e)
             raise
         STATE.stage(key, "tile")
+        STATE.compiled.append(key)
         if n <= MAX_INSTANCES:
             for chip in ("sm_90a", "sm_80"):
                 try:
@@ -238,7 +239,8 @@ def install_hooks():
     import tilemlir
     jit_module = sys.modules["tilemlir.jit"]
     from tilemlir.language.parser import translate
-    hook = _hooked_compile(jit_module.compile, translate)
+    from tilemlir._compiler import run_pipeline
+    hook = _hooked_compile(jit_module.compile, translate, run_pipeline)
     jit_module.compile = hook
     tilemlir.compile = hook
     import tilemlir.autotuner as tuner
