@@ -70,6 +70,26 @@ def test_profiler_do_bench_accepts_tilelangs_arguments():
     assert len(prof.do_bench(n_repeat=4, quantiles=[0.5, 0.8])) == 2
 
 
+def test_profiler_assert_allclose_tolerates_tilelangs_share_of_mismatches():
+    @tilemlir.jit(out_idx=[1], target="cpu")
+    def double(N):
+        @T.prim_func
+        def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=128) as bx:
+                for i in T.Parallel(N):
+                    B[i] = A[i] * 2.0
+        return k
+
+    def off_by_one_element(a):
+        ref = a * 2.0
+        ref[0] += 1.0
+        return ref
+    prof = double(1000).get_profiler()
+    prof.assert_allclose(off_by_one_element)  # 1 of 1000: within TileLang's 1%
+    with pytest.raises(AssertionError, match="1 of 1000 elements differ"):
+        prof.assert_allclose(off_by_one_element, max_mismatched_ratio=0.0)
+
+
 # ---------------------------------------------------------------- fp8
 
 

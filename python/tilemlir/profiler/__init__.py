@@ -68,9 +68,10 @@ class Profiler:
         return inputs
 
     def assert_allclose(self, reference_program, input_tensors=None, atol=1e-2, rtol=1e-2,
-                        max_mismatched_ratio=0.0):
+                        max_mismatched_ratio=0.01):
         """Runs the kernel and `reference_program` on the same random inputs
-        (numpy arrays) and compares every output."""
+        (numpy arrays) and compares every output; as in TileLang, up to
+        `max_mismatched_ratio` of an output's elements (1%) may differ."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         got = self.kernel(*inputs)
         ref = reference_program(*inputs)
