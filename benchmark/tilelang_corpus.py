@@ -145,6 +145,8 @@ def parse_args(argv=None):
     ap.add_argument("--table", type=pathlib.Path, help="write the markdown table here")
     ap.add_argument("--json", type=pathlib.Path, help="write every event here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    ap.add_argument("--from-json", type=pathlib.Path,
+                    help="tabulate the events a run saved with --json instead of running")
     return ap.parse_args(argv)
 
 
@@ -154,6 +156,10 @@ def main(argv=None):
     files = [r for r in select_corpus(opts.checkout) if opts.only in r]
     factories = {r: find_factories((opts.checkout / r).read_text(errors="replace"))
                  for r in files}
+    if opts.from_json:
+        saved = json.loads(opts.from_json.read_text())
+        report(opts, files, factories, {r: saved.get(r, []) for r in files})
+        return
     opts.tmp = pathlib.Path(tempfile.mkdtemp(prefix="tilelang-corpus-"))
     try:
         prepare_tree(opts.checkout, opts.tmp / "tree")

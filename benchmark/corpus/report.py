@@ -55,8 +55,8 @@ def cause_key(cause):
     without its numbers and quoted values."""
     if not cause:
         return "?"
-    m = re.match(r"\w*Error: (?:error: )?(?:module '([\w.]+)'|<module '([\w.]+)' from '[^']*'>)"
-                 r" has no attribute '(\w+)'", cause)
+    m = re.search(r"(?:module '([\w.]+)'|<module '([\w.]+)' from '[^']*'>) has no attribute "
+                  r"'(\w+)'", cause)
     if m:
         mod = m.group(1) or m.group(2)
         mod = {"tilemlir.language": "T"}.get(mod, mod)
