@@ -42,6 +42,17 @@ def test_cdiv_on_numbers_and_inside_a_kernel():
 # ---------------------------------------------------------------- do_bench
 
 
+@tilemlir.jit(out_idx=[1], target="cpu")
+def doubled(N):
+    """B = 2 A on the CPU."""
+    @T.prim_func
+    def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=128) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i] * 2.0
+    return k
+
+
 def test_do_bench_times_a_callable_in_milliseconds():
     from tilemlir.profiler import do_bench
     calls = []
@@ -57,34 +68,18 @@ def test_do_bench_times_a_callable_in_milliseconds():
 
 
 def test_profiler_do_bench_accepts_tilelangs_arguments():
-    @tilemlir.jit(out_idx=[1], target="cpu")
-    def copy(N):
-        @T.prim_func
-        def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-            with T.Kernel(1, threads=128) as bx:
-                for i in T.Parallel(N):
-                    B[i] = A[i]
-        return k
-    prof = copy(128).get_profiler()
+    prof = doubled(128).get_profiler()
     assert prof.do_bench(backend="cupti", n_warmup=1, n_repeat=3, return_mode="min") >= 0
     assert len(prof.do_bench(n_repeat=4, quantiles=[0.5, 0.8])) == 2
 
 
 def test_profiler_assert_allclose_tolerates_tilelangs_share_of_mismatches():
-    @tilemlir.jit(out_idx=[1], target="cpu")
-    def double(N):
-        @T.prim_func
-        def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-            with T.Kernel(1, threads=128) as bx:
-                for i in T.Parallel(N):
-                    B[i] = A[i] * 2.0
-        return k
 
     def off_by_one_element(a):
         ref = a * 2.0
         ref[0] += 1.0
         return ref
-    prof = double(1000).get_profiler()
+    prof = doubled(1000).get_profiler()
     prof.assert_allclose(off_by_one_element)  # 1 of 1000: within TileLang's 1%
     with pytest.raises(AssertionError, match="1 of 1000 elements differ"):
         prof.assert_allclose(off_by_one_element, max_mismatched_ratio=0.0)
