@@ -101,16 +101,18 @@ def test_autotuner_from_kernel_api():
     assert result.latency == min(by_config[repr(c)][0] for c in GOOD)
 
 
+def scale(N, factor=1.0):
+    """B = A * factor."""
+    @T.prim_func
+    def sc(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1) as bx:
+            for i in T.Parallel(N):
+                B[i] = A[i] * factor
+    return sc
+
+
 def test_autotuner_skips_wrong_results():
     """A configuration whose output does not match ref_prog is not chosen."""
-
-    def scale(N, factor=1.0):
-        @T.prim_func
-        def sc(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
-            with T.Kernel(1) as bx:
-                for i in T.Parallel(N):
-                    B[i] = A[i] * factor
-        return sc
 
     result = (AutoTuner.from_kernel(kernel=scale, configs=[{"factor": 3.0}, {"factor": 2.0}])
               .set_compile_args(out_idx=[-1])
@@ -142,3 +144,27 @@ def test_autotune_all_configs_fail():
         .set_compile_args(out_idx=[-1]).set_kernel_args(M, N, K)
     with pytest.raises(TileCompileError, match="no configuration compiled"):
         result.run(warmup=1, rep=3, verbose=False)
+
+
+def test_set_autotune_inputs_gives_the_tensors_to_check_and_time():
+    """Inside set_autotune_inputs the reference sees the given inputs, not
+    random ones; outside, random ones again."""
+    from tilemlir.autotuner import get_autotune_inputs, set_autotune_inputs
+
+    seen = []
+
+    def ref(a):
+        seen.append(a.copy())
+        return a * 2.0
+
+    given = np.arange(64, dtype=np.float32)
+    tuner = (AutoTuner.from_kernel(kernel=scale, configs=[{"factor": 2.0}])
+             .set_compile_args(out_idx=[-1]).set_profile_args(ref_prog=ref).set_kernel_args(64))
+    with set_autotune_inputs([given]):
+        assert get_autotune_inputs()[0] is given
+        tuner.run(warmup=1, rep=3, verbose=False)
+    assert seen and all((s == given).all() for s in seen)
+    assert get_autotune_inputs() is None
+    seen.clear()
+    tuner.run(warmup=1, rep=3, verbose=False)
+    assert not (seen[0] == given).all()

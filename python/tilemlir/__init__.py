@@ -6,6 +6,8 @@
 A TileLang program runs after replacing `tilelang` by `tilemlir` in its
 imports."""
 
+import importlib
+
 from . import language
 from .autotuner import AutoTuner, autotune
 from .errors import TileCompileError
@@ -14,5 +16,22 @@ from .profiler import TensorSupplyType
 
 __version__ = "0.1.0"
 
+# TileLang's ceildiv on Python numbers, and T.ceildiv inside kernels.
+cdiv = language.ceildiv
+
+# Imported on first use, so that `import tilemlir` stays fast.
+_LAZY = {"PassConfigKey": ("transform", "PassConfigKey"), "DataType": ("tvm", "DataType")}
+_SUBMODULES = ("tvm", "transform", "testing", "utils", "contrib", "carver", "profiler",
+               "runtime", "layout")
+
 __all__ = ["language", "jit", "compile", "JITKernel", "TileCompileError", "TensorSupplyType",
-           "autotune", "AutoTuner", "__version__"]
+           "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attr)
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

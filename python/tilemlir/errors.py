@@ -6,7 +6,17 @@ import re
 import sys
 
 
-class TileCompileError(Exception):
+class TVMError(Exception):
+    """TVM's base error (`tvm.TVMError`): TileLang programs catch it around
+    compiles, so tilemlir's compile errors derive from it."""
+
+
+class InternalError(TVMError):
+    """TVM's `tvm.error.InternalError`, what TileLang raises when a kernel
+    does not compile."""
+
+
+class TileCompileError(InternalError):
     """A kernel failed to compile. The message starts with `file:line:` of the
     user's source, shows that line, and says what to change."""
 
@@ -95,3 +105,36 @@ def at_caller(error):
     located = TileCompileError(error.raw_message, filename, line, col)
     located.__cause__ = error.__cause__
     return located
+
+
+class OutOfReach:
+    """A TileLang name that tilemlir does not provide (a TVM pass, a
+    hardware-aware config search, another backend): importing it works, so
+    the rest of a program still runs; calling it or reading its attributes
+    raises a TileCompileError that names it, says why, and points at the
+    user's line."""
+
+    def __init__(self, name, why):
+        self._name = name
+        self._why = why
+
+    def _error(self):
+        return TileCompileError(f"error: {self._name} is not available in tilemlir: {self._why}",
+                                *caller_location(1))
+
+    def __call__(self, *args, **kwargs):
+        raise self._error()
+
+    def __getattr__(self, attr):
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise self._error()
+
+    def __enter__(self):
+        raise self._error()
+
+    def __exit__(self, *exc):
+        return False
+
+    def __repr__(self):
+        return f"<{self._name}: not available in tilemlir>"

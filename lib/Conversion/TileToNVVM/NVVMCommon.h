@@ -10,6 +10,7 @@
 #ifndef TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
 #define TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
 
+#include "tile/Dialect/Tile/IR/DiscardableAttrs.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
@@ -38,16 +39,9 @@ constexpr StringLiteral kProducerThreadsAttr = "tile.producer_threads";
 /// of such a block: how many there are (their barriers are named barriers
 /// of that many threads).
 constexpr StringLiteral kConsumerThreadsAttr = "tile.consumer_threads";
-/// On a tile.pipelined: `false` keeps its TMA pipeline without a producer
-/// warpgroup.
-constexpr StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
 /// On the function argument that carries a TMA descriptor (a CUtensorMap
 /// the launcher builds): {param, box, swizzle}.
 constexpr StringLiteral kTmaArgAttr = "tile.tma";
-/// On a tile.copy (T.copy(..., disable_tma=True)): TMA does not perform it
-/// (a load stays a cp.async or plain load, an accumulator store goes out
-/// with st.global).
-constexpr StringLiteral kDisableTmaAttr = "tile.disable_tma";
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpgroupSize = 128;

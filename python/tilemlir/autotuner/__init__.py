@@ -28,6 +28,7 @@ import time
 from ..errors import TileCompileError
 from ..jit import compile as compile_kernel
 from ..jit import resolve_target
+from .capture import get_autotune_inputs, set_autotune_inputs  # noqa: F401
 from ..language import PrimFunc
 
 
@@ -140,6 +141,7 @@ class AutoTuner:
         results = []
         best = None
         ref_latency = None
+        inputs = get_autotune_inputs()
         for i, config in enumerate(configs):
             if i in errors:
                 results.append((config, None, errors[i]))
@@ -152,9 +154,10 @@ class AutoTuner:
                 profiler = kernel.get_profiler(self.profile_args["supply_type"])
                 ref = self.profile_args["ref_prog"]
                 if ref is not None and not self.profile_args["skip_check"]:
-                    profiler.assert_allclose(ref, atol=self.profile_args["atol"],
+                    profiler.assert_allclose(ref, input_tensors=inputs,
+                                             atol=self.profile_args["atol"],
                                              rtol=self.profile_args["rtol"])
-                latency = profiler.do_bench(warmup=warmup, rep=rep)
+                latency = profiler.do_bench(warmup=warmup, rep=rep, input_tensors=inputs)
             except (TileCompileError, AssertionError, TypeError, ValueError) as e:
                 results.append((config, None, f"{type(e).__name__}: {e}"))
                 if verbose:
@@ -175,7 +178,7 @@ class AutoTuner:
         ref = self.profile_args["ref_prog"]
         if ref is not None:
             ref_latency = kernel.get_profiler(self.profile_args["supply_type"]).do_bench(
-                ref, warmup=warmup, rep=rep)
+                ref, warmup=warmup, rep=rep, input_tensors=inputs)
         kernel.config = config
         kernel.latency = latency
         if verbose:

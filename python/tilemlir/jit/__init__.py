@@ -272,12 +272,13 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     if not isinstance(func, PrimFunc):
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
-        target = resolve_target(target)
+        target = resolve_target(_context_target(target))
         _check_options(execution_backend=execution_backend, target_host=target_host,
                        verbose=verbose, pass_configs=pass_configs, compile_flags=compile_flags)
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch, written = translate_with_launch(func)
+    ir = _apply_pass_configs(ir, pass_configs, target)
     params = _params_meta(func, written)
     try:
         output_indices(out_idx, params)
@@ -304,6 +305,28 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     else:
         entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
+
+
+def _context_target(target):
+    """`target`, or for "auto" the tvm.target.Target of an enclosing `with`
+    (only looked at when a program has imported tilemlir.tvm)."""
+    import sys
+    module = sys.modules.get("tilemlir.tvm.target")
+    if target in (None, "auto") and module is not None and module.Target.current():
+        return module.Target.current()
+    return target
+
+
+def _apply_pass_configs(ir, pass_configs, target):
+    """The tile IR with the kernel-wide pass configs that mean something
+    here (no TMA, no warp specialization: CUDA only) written on its ops;
+    the others warn once (tilemlir.transform)."""
+    from ..transform import resolve_pass_configs
+    options = resolve_pass_configs(pass_configs)
+    if not options or target == "cpu":
+        return ir
+    flags = " ".join(f"{o}=true" for o in options)
+    return _compiler().run_pipeline(ir, f"builtin.module(tile-apply-pass-configs{{{flags}}})")
 
 
 def _compiler_id():

@@ -2,11 +2,11 @@
 (assert_allclose), as TileLang's profiler."""
 
 import enum
-import time
 
 import numpy as np
 
 from ..language.dtypes import as_dtype
+from .bench import bench_times, do_bench, summarize
 
 
 class TensorSupplyType(enum.Enum):
@@ -68,9 +68,10 @@ class Profiler:
         return inputs
 
     def assert_allclose(self, reference_program, input_tensors=None, atol=1e-2, rtol=1e-2,
-                        max_mismatched_ratio=0.0):
+                        max_mismatched_ratio=0.01):
         """Runs the kernel and `reference_program` on the same random inputs
-        (numpy arrays) and compares every output."""
+        (numpy arrays) and compares every output; as in TileLang, up to
+        `max_mismatched_ratio` of an output's elements (1%) may differ."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         got = self.kernel(*inputs)
         ref = reference_program(*inputs)
@@ -96,50 +97,13 @@ class Profiler:
                     + (f"; first at {idx}: got {g[idx]}, expected {r[idx]}" if idx else ""))
 
     def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
-                 input_tensors=None):
-        """Median time of one call in milliseconds: wall clock on the CPU,
-        CUDA events on GPUs. `warmup` / `rep` are milliseconds as in
-        TileLang; n_warmup / n_repeat override them with call counts."""
+                 input_tensors=None, backend="event", quantiles=None, return_mode="median",
+                 **_):
+        """Median time of one call in milliseconds (or `return_mode`, or a list
+        for `quantiles`): wall clock on the CPU, CUDA events on GPUs.
+        `warmup` / `rep` are milliseconds as in TileLang; n_warmup / n_repeat
+        override them with call counts. Every backend times with CUDA events."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         fn = func or self.kernel
-        if self._on_gpu:
-            return self._bench_cuda(fn, inputs, warmup, rep, n_warmup, n_repeat)
-        start = time.perf_counter()
-        fn(*inputs)
-        once = max(time.perf_counter() - start, 1e-6)
-        n_w = n_warmup or max(1, int(warmup / 1e3 / once))
-        n_r = n_repeat or max(3, min(1000, int(rep / 1e3 / once)))
-        for _ in range(n_w):
-            fn(*inputs)
-        times = []
-        for _ in range(n_r):
-            t = time.perf_counter()
-            fn(*inputs)
-            times.append(time.perf_counter() - t)
-        return float(np.median(times) * 1e3)
-
-    @staticmethod
-    def _bench_cuda(fn, inputs, warmup, rep, n_warmup, n_repeat):
-        import torch
-        fn(*inputs)
-        torch.cuda.synchronize()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        for _ in range(5):
-            fn(*inputs)
-        end.record()
-        torch.cuda.synchronize()
-        once = max(start.elapsed_time(end) / 5, 1e-3)
-        n_w = n_warmup or max(1, int(warmup / once))
-        n_r = n_repeat or max(3, min(1000, int(rep / once)))
-        for _ in range(n_w):
-            fn(*inputs)
-        times = []
-        for _ in range(n_r):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn(*inputs)
-            e.record()
-            torch.cuda.synchronize()
-            times.append(s.elapsed_time(e))
-        return float(np.median(times))
+        times = bench_times(lambda: fn(*inputs), self._on_gpu, warmup, rep, n_warmup, n_repeat)
+        return summarize(times, quantiles, return_mode)

@@ -116,4 +116,31 @@ def TileMarkTmaParams : Pass<"tile-mark-tma-params", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileApplyPassConfigs : Pass<"tile-apply-pass-configs", "::mlir::ModuleOp"> {
+  let summary = "Apply TileLang's kernel-wide pass configs to every op";
+  let description = [{
+    TileLang's `pass_configs={PassConfigKey.TL_DISABLE_TMA_LOWER: True}` and
+    `TL_DISABLE_WARP_SPECIALIZED` switch a feature off for a whole kernel;
+    the tile dialect says the same per op, with discardable attributes that
+    the sm_90a lowering reads. This pass writes them on every op they
+    concern: `tile.disable_tma` on each `tile.copy` (no TMA load or store)
+    with `disable-tma-lower`, and `tile.warp_specialize = false` on each
+    `tile.pipelined` (no producer warpgroup) with
+    `disable-warp-specialized`. Without options it changes nothing. Runs on
+    tile IR, before `tile-verify-target`.
+
+    ```mlir
+    // --tile-apply-pass-configs="disable-tma-lower=true"
+    tile.copy %A[%i, %k] [128, 64] to %As [128, 64] {tile.disable_tma} : ...
+    ```
+  }];
+  let options = [
+    Option<"disableTmaLower", "disable-tma-lower", "bool", /*default=*/"false",
+           "Mark every tile.copy tile.disable_tma">,
+    Option<"disableWarpSpecialized", "disable-warp-specialized", "bool",
+           /*default=*/"false",
+           "Mark every tile.pipelined tile.warp_specialize = false">
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,26 @@
+//===- DiscardableAttrs.h - Per-op switches of the tile dialect -*- C++ -*-===//
+//
+// Discardable attributes that switch a lowering off for one op; the front
+// end writes them (T.copy(..., disable_tma=True), T.Pipelined(...,
+// warp_specialize=False)), and so does tile-apply-pass-configs for a whole
+// module.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H
+#define TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::tile {
+
+/// On a tile.pipelined: `false` keeps its TMA pipeline (sm_90a) without a
+/// producer warpgroup.
+constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
+/// On a tile.copy: TMA does not perform it (a load stays a cp.async or
+/// plain load, an accumulator store goes out with st.global).
+constexpr llvm::StringLiteral kDisableTmaAttr = "tile.disable_tma";
+
+} // namespace mlir::tile
+
+#endif // TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H

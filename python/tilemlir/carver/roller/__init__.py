@@ -1,0 +1,1 @@
+"""tilelang.carver.roller: not available (see tilemlir.carver.arch)."""

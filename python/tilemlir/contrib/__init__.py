@@ -1,0 +1,1 @@
+"""TileLang's tilelang.contrib names that its programs use: nvcc."""

@@ -1,0 +1,1 @@
+"""TileLang's tilelang.utils names that its programs use (utils.tensor)."""
