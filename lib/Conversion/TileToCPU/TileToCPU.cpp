@@ -491,17 +491,26 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
     };
 
     auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
-    if (!tileType) {
+    auto plus = [&](OpBuilder &b, Location l, ValueRange ivs) {
+      SmallVector<Value> idx;
+      for (auto [o, iv] : llvm::zip(offsets, ivs))
+        idx.push_back(arith::AddIOp::create(b, l, o, iv));
+      return idx;
+    };
+    if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+      // A scalar into every element of the region.
+      buildTileLoops(rewriter, loc, *sizes,
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       update(b, l, op.getValue(), plus(b, l, ivs));
+                     });
+    } else if (!tileType) {
       update(rewriter, loc, op.getValue(), offsets);
     } else {
       buildTileLoops(rewriter, loc, tileType.getShape(),
                      [&](OpBuilder &b, Location l, ValueRange ivs) {
-                       SmallVector<Value> idx;
-                       for (auto [o, iv] : llvm::zip(offsets, ivs))
-                         idx.push_back(arith::AddIOp::create(b, l, o, iv));
                        Value v =
                            memref::LoadOp::create(b, l, op.getValue(), ivs);
-                       update(b, l, v, idx);
+                       update(b, l, v, plus(b, l, ivs));
                      });
     }
     rewriter.eraseOp(op);

@@ -1981,6 +1981,17 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
         idx.push_back(arith::AddIOp::create(b, l, o, i));
       return idx;
     };
+    if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+      // A scalar into every element of the region, spread over the threads.
+      buildThreadStridedLoop(
+          rewriter, loc, numElements(*sizes), getThreads(op),
+          [&](OpBuilder &b, Location l, Value linear) {
+            update(b, l, op.getValue(),
+                   plus(b, l, delinearize(b, l, linear, *sizes)));
+          });
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (!tileType) {
       update(rewriter, loc, op.getValue(), offsets);
       rewriter.eraseOp(op);
