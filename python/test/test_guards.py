@@ -288,3 +288,43 @@ def test_shared_dynamic_index_never_writes_outside():
     o = np.full((3, 16), np.nan, np.float32)
     tilemlir.compile(main)(idx, o)
     np.testing.assert_array_equal(o, [[0] * 16, [1] * 16, [0] * 16])
+
+
+@pytest.mark.parametrize("row", [1, 3])
+def test_copy_into_shared_at_a_data_dependent_row(rng, row):
+    # Two rows copied into a 4-row shared buffer at a row read from memory:
+    # at row 3 the region would pass the buffer's end, so the copy is
+    # dropped instead of writing past it.
+    @T.prim_func
+    def main(A: T.Tensor((2, 16), "float32"), R: T.Tensor((1,), "int32"),
+             O: T.Tensor((4, 16), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            s = T.alloc_shared((4, 16), "float32")
+            T.clear(s)
+            r = R[0]
+            T.copy(A, s[r, 0])
+            T.copy(s, O)
+
+    a = rng.standard_normal((2, 16)).astype(np.float32)
+    o = np.full((4, 16), np.nan, np.float32)
+    tilemlir.compile(main)(a, np.array([row], np.int32), o)
+    expect = np.zeros((4, 16), np.float32)
+    if row + 2 <= 4:
+        expect[row:row + 2] = a
+    np.testing.assert_array_equal(o, expect)
+
+
+def test_fill_of_a_region_is_a_located_error():
+    # T.fill / T.clear take whole buffers: a region is reported rather than
+    # filled in part.
+    @T.prim_func
+    def main(A: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            s = T.alloc_shared((64,), "float32")
+            T.fill(s[0:16], 1.0)  # <fill-region>
+            T.copy(s, A)
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(main)
+    assert e.value.lineno == line_of("fill-region")
+    assert "whole buffer" in str(e.value)

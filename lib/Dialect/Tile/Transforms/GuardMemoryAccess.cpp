@@ -2,8 +2,8 @@
 //
 // Guards every memory access of a kernel whose index may leave its buffer,
 // unless upstream's integer range analysis proves it inside: loads read
-// zero (or the tensor's tile.annotate_safe_value), stores and atomics are
-// dropped.
+// zero (or the tensor's tile.annotate_safe_value), stores, atomics and tile
+// ops on regions of on-chip buffers are dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,60 +31,107 @@ using namespace mlir::tile;
 
 namespace {
 
-/// A load, store or atomic of one element and the dims of its buffer that
-/// its index may leave.
+/// An access of `op` to `buffer`: the region [indices, indices + sizes)
+/// (sizes of 1 for one element), and the dims of the buffer it may leave.
 struct Access {
   Operation *op;
   Value buffer;
   SmallVector<OpFoldResult> indices;
+  SmallVector<int64_t> sizes;
   SmallVector<int64_t> unproven;
+  /// A tile op's region in an on-chip buffer (else one element).
+  bool region = false;
 };
 
-/// The access this pass guards, if `op` is one: loads, stores and
-/// read-modify-writes of global and on-chip memrefs, and scalar tile
-/// atomics into shared memory (those into global memory guard themselves
-/// when lowered).
-std::optional<Access> elementAccess(Operation *op) {
-  auto of = [&](Value buffer,
-                SmallVector<OpFoldResult> indices) -> std::optional<Access> {
+/// The accesses of `op` this pass guards: loads, stores and
+/// read-modify-writes of global and on-chip memrefs, scalar tile atomics
+/// into shared memory, and the on-chip regions of copies and tile atomics.
+/// Tile ops check their edges in global memory themselves when lowered.
+SmallVector<Access> accessesOf(Operation *op) {
+  SmallVector<Access> accesses;
+  auto element = [&](Value buffer, SmallVector<OpFoldResult> indices) {
     auto type = dyn_cast<MemRefType>(buffer.getType());
     if (!type || (!isGlobal(type) && !getScope(type)))
-      return std::nullopt;
-    return Access{op, buffer, std::move(indices), {}};
+      return;
+    SmallVector<int64_t> ones(indices.size(), 1);
+    accesses.push_back(Access{op, buffer, std::move(indices), ones, {}});
   };
-  auto scalarAtomic = [&](auto atomic) -> std::optional<Access> {
-    if (isa<MemRefType>(atomic.getValue().getType()) || atomic.getSizes() ||
-        isGlobal(atomic.getTarget().getType()))
-      return std::nullopt;
-    return of(atomic.getTarget(), atomic.getMixedOffsets());
+  auto region = [&](Value buffer, SmallVector<OpFoldResult> offsets,
+                    ArrayRef<int64_t> sizes) {
+    auto type = dyn_cast<MemRefType>(buffer.getType());
+    if (!type || isGlobal(type) || !getScope(type) || !type.hasStaticShape())
+      return;
+    accesses.push_back(Access{op,
+                              buffer,
+                              std::move(offsets),
+                              llvm::to_vector(sizes),
+                              {},
+                              /*region=*/true});
   };
-  return TypeSwitch<Operation *, std::optional<Access>>(op)
+  auto atomic = [&](auto atomic) {
+    Value target = atomic.getTarget();
+    if (auto tile = dyn_cast<MemRefType>(atomic.getValue().getType()))
+      return region(target, atomic.getMixedOffsets(), tile.getShape());
+    if (std::optional<ArrayRef<int64_t>> sizes = atomic.getSizes())
+      return region(target, atomic.getMixedOffsets(), *sizes);
+    if (!isGlobal(atomic.getTarget().getType()))
+      element(target, atomic.getMixedOffsets());
+  };
+  TypeSwitch<Operation *>(op)
       .Case([&](memref::LoadOp load) {
-        return of(load.getMemRef(), getAsOpFoldResult(load.getIndices()));
+        element(load.getMemRef(), getAsOpFoldResult(load.getIndices()));
       })
       .Case([&](memref::StoreOp store) {
-        return of(store.getMemRef(), getAsOpFoldResult(store.getIndices()));
+        element(store.getMemRef(), getAsOpFoldResult(store.getIndices()));
       })
       .Case([&](memref::AtomicRMWOp rmw) {
-        return of(rmw.getMemref(), getAsOpFoldResult(rmw.getIndices()));
+        element(rmw.getMemref(), getAsOpFoldResult(rmw.getIndices()));
       })
-      .Case<AtomicAddOp, AtomicMaxOp, AtomicMinOp>(
-          [&](auto atomic) { return scalarAtomic(atomic); })
-      .Default([](Operation *) { return std::nullopt; });
+      .Case([&](CopyOp copy) {
+        region(copy.getSource(), copy.getMixedSourceOffsets(),
+               copy.getSourceSizes());
+        region(copy.getTarget(), copy.getMixedTargetOffsets(),
+               copy.getTargetSizes());
+      })
+      .Case<AtomicAddOp, AtomicMaxOp, AtomicMinOp>(atomic);
+  return accesses;
 }
 
-/// True when `index` lies in [0, size) by its value or the range analysis.
-bool provenInside(DataFlowSolver &solver, OpFoldResult index, int64_t size) {
+/// True when [index, index + extent) lies in [0, size) by the index's value
+/// or the range analysis.
+bool provenInside(DataFlowSolver &solver, OpFoldResult index, int64_t extent,
+                  int64_t size) {
   if (ShapedType::isDynamic(size))
     return false;
   if (std::optional<int64_t> value = getConstantIntValue(index))
-    return *value >= 0 && *value < size;
+    return *value >= 0 && *value + extent <= size;
   auto *lattice = solver.lookupState<dataflow::IntegerValueRangeLattice>(
       cast<Value>(index));
   if (!lattice || lattice->getValue().isUninitialized())
     return false;
   const ConstantIntRanges &range = lattice->getValue().getValue();
-  return range.smin().isNonNegative() && range.smax().slt(size);
+  return range.smin().isNonNegative() && range.smax().slt(size - extent + 1);
+}
+
+/// The condition under which `access` stays inside its buffer, over its
+/// unproven dims (unsigned, so that negative indices are out).
+Value insideCond(OpBuilder &b, Location loc, const Access &access) {
+  SmallVector<Value> indices =
+      getValueOrCreateConstantIndexOp(b, loc, access.indices);
+  if (!access.region)
+    return inBoundsCond(b, loc, access.buffer, indices, access.unproven);
+  // A region of a static on-chip buffer: its first index is at most
+  // size - extent.
+  auto type = cast<MemRefType>(access.buffer.getType());
+  Value cond;
+  for (int64_t d : access.unproven) {
+    int64_t limit =
+        std::max<int64_t>(type.getDimSize(d) - access.sizes[d] + 1, 0);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     indices[d], indexConst(b, loc, limit));
+    cond = cond ? arith::AndIOp::create(b, loc, cond, ok).getResult() : ok;
+  }
+  return cond;
 }
 
 /// The value a guarded load of `buffer` reads.
@@ -101,9 +148,7 @@ void guard(const Access &access, const DenseMap<Value, TypedAttr> &safeValues) {
   Operation *op = access.op;
   Location loc = op->getLoc();
   OpBuilder b(op);
-  Value cond = inBoundsCond(
-      b, loc, access.buffer,
-      getValueOrCreateConstantIndexOp(b, loc, access.indices), access.unproven);
+  Value cond = insideCond(b, loc, access);
   bool hasResult = op->getNumResults() == 1;
   auto ifOp = scf::IfOp::create(b, loc, op->getResultTypes(), cond,
                                 /*withElseRegion=*/hasResult);
@@ -152,18 +197,17 @@ struct TileGuardMemoryAccessPass
     SmallVector<Access> guarded;
     getOperation().walk([&](KernelOp kernel) {
       kernel.walk([&](Operation *op) {
-        std::optional<Access> a = elementAccess(op);
-        if (!a)
-          return;
-        auto type = cast<MemRefType>(a->buffer.getType());
-        for (auto [d, index] : llvm::enumerate(a->indices))
-          if (!provenInside(solver, index, type.getDimSize(d)))
-            a->unproven.push_back(d);
-        LLVM_DEBUG(llvm::dbgs()
-                   << (a->unproven.empty() ? "proven: " : "guarded: ") << *op
-                   << "\n");
-        if (!a->unproven.empty())
-          guarded.push_back(std::move(*a));
+        for (Access &a : accessesOf(op)) {
+          auto type = cast<MemRefType>(a.buffer.getType());
+          for (auto [d, index] : llvm::enumerate(a.indices))
+            if (!provenInside(solver, index, a.sizes[d], type.getDimSize(d)))
+              a.unproven.push_back(d);
+          LLVM_DEBUG(llvm::dbgs()
+                     << (a.unproven.empty() ? "proven: " : "guarded: ") << *op
+                     << "\n");
+          if (!a.unproven.empty())
+            guarded.push_back(std::move(a));
+        }
       });
     });
     for (const Access &access : guarded)

@@ -192,3 +192,45 @@ func.func @dynamic_grid(%A: memref<1024xf32>, %n: index) {
   }
   return
 }
+
+// -----
+
+// Regions of on-chip buffers in tile ops: a copy into rows %r..%r+31 of a
+// 64-row shared buffer runs only when %r <= 32; a loop index that keeps the
+// region inside needs no check; a tile atomic into shared memory at an
+// unknown column likewise.
+// CHECK-LABEL: func.func @regions
+// CHECK-SAME: (%[[A:.*]]: memref<?x?xf16>, %[[R:.*]]: index)
+// CHECK: %[[S:.*]] = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+// CHECK: %[[C33:.*]] = arith.constant 33 : index
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[R]], %[[C33]] : index
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: tile.copy %[[A]][0, 0] [32, 32] to %[[S]][%[[R]], 0] [32, 32]
+// CHECK-NEXT: }
+// CHECK: scf.for %[[K:.*]] =
+// CHECK-NOT: scf.if
+// CHECK: tile.copy %[[S]][%{{.*}}, 0] [32, 32] to %[[A]]
+// CHECK: }
+// CHECK: %[[C97:.*]] = arith.constant 97 : index
+// CHECK: %[[IN2:.*]] = arith.cmpi ult, %[[R]], %[[C97]] : index
+// CHECK: scf.if %[[IN2]] {
+// CHECK-NEXT: tile.atomic_add %{{.*}}[0, %[[R]]], %{{.*}} : memref<64x128xf32, #tile.scope<shared>>, memref<64x32xf32, #tile.scope<fragment>>
+func.func @regions(%A: memref<?x?xf16>, %r: index) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    tile.copy %A[0, 0] [32, 32] to %s[%r, 0] [32, 32] : memref<?x?xf16> to memref<64x32xf16, #tile.scope<shared>>
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c32 = arith.constant 32 : index
+    scf.for %k = %c0 to %c2 step %c1 {
+      %row = arith.muli %k, %c32 : index
+      tile.copy %s[%row, 0] [32, 32] to %A[%row, 0] [32, 32] : memref<64x32xf16, #tile.scope<shared>> to memref<?x?xf16>
+    }
+    %acc = tile.alloc_shared : memref<64x128xf32, #tile.scope<shared>>
+    %f = tile.alloc_fragment : memref<64x32xf32, #tile.scope<fragment>>
+    tile.clear %f : memref<64x32xf32, #tile.scope<fragment>>
+    tile.atomic_add %acc[0, %r], %f : memref<64x128xf32, #tile.scope<shared>>, memref<64x32xf32, #tile.scope<fragment>>
+  }
+  return
+}

@@ -32,7 +32,9 @@ def TileGuardMemoryAccess : Pass<"tile-guard-memory-access", "::mlir::ModuleOp">
     index is not proven to lie inside its buffer runs only where it does:
     a load elsewhere reads zero, or the value that
     `tile.annotate_safe_value` gives for its tensor; a store or atomic is
-    dropped. TileLang's LegalizeSafeMemoryAccess.
+    dropped. TileLang's LegalizeSafeMemoryAccess. A `tile.copy` or tile
+    atomic whose region of an on-chip buffer is not proven inside runs
+    only when the whole region is.
 
     The proof is upstream's integer range analysis (`IntegerRangeAnalysis`)
     over the ranges that the ops give their indices: block indices in
@@ -44,9 +46,9 @@ def TileGuardMemoryAccess : Pass<"tile-guard-memory-access", "::mlir::ModuleOp">
     compared (unsigned, so negative indices are out).
 
     `tile.annotate_safe_value` also becomes the pad value of the copies
-    from its tensor that give none, and is then erased. Tile ops that move
-    whole regions (`tile.copy`, tile atomics into global memory) check
-    their edges when lowered. Runs in every pipeline before the lowering.
+    from its tensor that give none, and is then erased. Tile ops check the
+    edges of their regions in global tensors themselves when lowered. Runs
+    in every pipeline before the lowering.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
