@@ -17,15 +17,18 @@ import tilemlir
 import tilemlir.language as T
 from tilemlir import TileCompileError
 
+from conftest import marked_line
+
 THIS_FILE = inspect.getsourcefile(lambda: None)
 
 
-def line_of(marker):
-    with open(THIS_FILE) as f:
-        for n, line in enumerate(f, 1):
-            if line.rstrip().endswith(f"# <{marker}>"):
-                return n
-    raise AssertionError(f"no line marked <{marker}>")
+def assert_error_at(prim, marker, fragment):
+    """Compiling `prim` fails at the line marked `# <marker>`, saying
+    `fragment`."""
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(prim)
+    assert e.value.lineno == marked_line(THIS_FILE, marker), str(e.value)
+    assert fragment in str(e.value)
 
 
 def padded(n, extra, fill, dtype=np.float32):
@@ -116,10 +119,7 @@ def test_atomic_region_tile_shape_mismatch():
             T.clear(t)
             T.atomic_add(S[0:32, 0:32], t)  # <mismatch>
 
-    with pytest.raises(TileCompileError) as e:
-        tilemlir.compile(main)
-    assert e.value.lineno == line_of("mismatch")
-    assert "the shapes must match" in str(e.value)
+    assert_error_at(main, "mismatch", "the shapes must match")
 
 
 # ------------------------------------------------ global accesses past the end
@@ -234,10 +234,7 @@ def test_annotate_safe_value_needs_a_global_tensor():
             s = T.alloc_shared((64,), "float32")
             T.annotate_safe_value({s: 0.0})  # <safe-shared>
 
-    with pytest.raises(TileCompileError) as e:
-        tilemlir.compile(main)
-    assert e.value.lineno == line_of("safe-shared")
-    assert "global tensors" in str(e.value)
+    assert_error_at(main, "safe-shared", "global tensors")
 
 
 # --------------------------------------------------------- on-chip buffers
@@ -251,10 +248,8 @@ def test_shared_constant_index_out_of_range_is_an_error():
             A_s[200, 0] = 1000.0  # <shared-200>
             T.copy(A_s, A)
 
-    with pytest.raises(TileCompileError) as e:
-        tilemlir.compile(main)
-    assert e.value.lineno == line_of("shared-200")
-    assert "store index 200 is outside dimension 0 of the shared buffer" in str(e.value)
+    assert_error_at(main, "shared-200",
+                    "store index 200 is outside dimension 0 of the shared buffer")
 
 
 def test_fragment_negative_constant_index_is_an_error():
@@ -265,10 +260,8 @@ def test_fragment_negative_constant_index_is_an_error():
             T.clear(C_l)
             C[0, 0] = C_l[-1, 0]  # <fragment-neg>
 
-    with pytest.raises(TileCompileError) as e:
-        tilemlir.compile(main)
-    assert e.value.lineno == line_of("fragment-neg")
-    assert "load index -1 is outside dimension 0 of the fragment buffer" in str(e.value)
+    assert_error_at(main, "fragment-neg",
+                    "load index -1 is outside dimension 0 of the fragment buffer")
 
 
 def test_shared_dynamic_index_never_writes_outside():
@@ -324,7 +317,4 @@ def test_fill_of_a_region_is_a_located_error():
             T.fill(s[0:16], 1.0)  # <fill-region>
             T.copy(s, A)
 
-    with pytest.raises(TileCompileError) as e:
-        tilemlir.compile(main)
-    assert e.value.lineno == line_of("fill-region")
-    assert "whole buffer" in str(e.value)
+    assert_error_at(main, "fill-region", "whole buffer")
