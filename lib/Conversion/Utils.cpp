@@ -75,6 +75,14 @@ Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
   return cond;
 }
 
+SmallVector<Value> addOffsets(OpBuilder &b, Location loc, ValueRange offsets,
+                              ValueRange ivs) {
+  SmallVector<Value> idx;
+  for (auto [o, iv] : llvm::zip(offsets, ivs))
+    idx.push_back(arith::AddIOp::create(b, loc, o, iv));
+  return idx;
+}
+
 /// Runs `body` under `cond` (or unconditionally when `cond` is null).
 void buildIf(OpBuilder &b, Location loc, Value cond,
              function_ref<void(OpBuilder &, Location)> body) {

@@ -20,6 +20,7 @@ using namespace mlir::tile;
 void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{"cpu"}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
@@ -46,6 +47,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   std::string target = chip.str();
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{target}));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));

@@ -35,6 +35,15 @@ def load_example(relpath):
     return module
 
 
+def marked_line(path, marker):
+    """The line of the file `path` that ends with the comment `# <marker>`."""
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            if line.rstrip().endswith(f"# <{marker}>"):
+                return n
+    raise AssertionError(f"no line of {path} is marked <{marker}>")
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

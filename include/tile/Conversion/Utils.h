@@ -24,6 +24,10 @@ Value zeroOf(OpBuilder &b, Location loc, Type type);
 Value inBoundsCond(OpBuilder &b, Location loc, Value buffer,
                    ArrayRef<Value> idx, ArrayRef<int64_t> dims);
 
+/// offsets[d] + ivs[d] in every dim: the indices of a tile element.
+SmallVector<Value> addOffsets(OpBuilder &b, Location loc, ValueRange offsets,
+                              ValueRange ivs);
+
 /// Runs `body` under `cond` (or unconditionally when `cond` is null).
 void buildIf(OpBuilder &b, Location loc, Value cond,
              function_ref<void(OpBuilder &, Location)> body);

@@ -491,17 +491,20 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
     };
 
     auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
-    if (!tileType) {
+    if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+      // A scalar into every element of the region.
+      buildTileLoops(
+          rewriter, loc, *sizes, [&](OpBuilder &b, Location l, ValueRange ivs) {
+            update(b, l, op.getValue(), addOffsets(b, l, offsets, ivs));
+          });
+    } else if (!tileType) {
       update(rewriter, loc, op.getValue(), offsets);
     } else {
       buildTileLoops(rewriter, loc, tileType.getShape(),
                      [&](OpBuilder &b, Location l, ValueRange ivs) {
-                       SmallVector<Value> idx;
-                       for (auto [o, iv] : llvm::zip(offsets, ivs))
-                         idx.push_back(arith::AddIOp::create(b, l, o, iv));
                        Value v =
                            memref::LoadOp::create(b, l, op.getValue(), ivs);
-                       update(b, l, v, idx);
+                       update(b, l, v, addOffsets(b, l, offsets, ivs));
                      });
     }
     rewriter.eraseOp(op);

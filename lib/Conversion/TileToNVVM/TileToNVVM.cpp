@@ -1975,12 +1975,17 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
         memref::AtomicRMWOp::create(tb, tl, kind, value, buffer, idx);
       });
     };
-    auto plus = [&](OpBuilder &b, Location l, ValueRange tileIdx) {
-      SmallVector<Value> idx;
-      for (auto [o, i] : llvm::zip(offsets, tileIdx))
-        idx.push_back(arith::AddIOp::create(b, l, o, i));
-      return idx;
-    };
+    if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+      // A scalar into every element of the region, spread over the threads.
+      buildThreadStridedLoop(
+          rewriter, loc, numElements(*sizes), getThreads(op),
+          [&](OpBuilder &b, Location l, Value linear) {
+            SmallVector<Value> tileIdx = delinearize(b, l, linear, *sizes);
+            update(b, l, op.getValue(), addOffsets(b, l, offsets, tileIdx));
+          });
+      rewriter.eraseOp(op);
+      return success();
+    }
     if (!tileType) {
       update(rewriter, loc, op.getValue(), offsets);
       rewriter.eraseOp(op);
@@ -1992,7 +1997,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
           [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> tileIdx) {
             Value v = memref::LoadOp::create(b, l, value->memref,
                                              ValueRange{indexConst(b, l, r)});
-            update(b, l, v, plus(b, l, tileIdx));
+            update(b, l, v, addOffsets(b, l, offsets, tileIdx));
           },
           /*ownedOnly=*/true);
     } else {
@@ -2003,7 +2008,7 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
             SmallVector<Value> tileIdx =
                 delinearize(b, l, linear, tileType.getShape());
             Value v = memref::LoadOp::create(b, l, value->memref, tileIdx);
-            update(b, l, v, plus(b, l, tileIdx));
+            update(b, l, v, addOffsets(b, l, offsets, tileIdx));
           });
     }
     rewriter.eraseOp(op);

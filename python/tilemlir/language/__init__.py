@@ -151,6 +151,7 @@ copy = Intrinsic("copy")
 clear = Intrinsic("clear")
 fill = Intrinsic("fill")
 annotate_layout = Intrinsic("annotate_layout")
+annotate_safe_value = Intrinsic("annotate_safe_value")
 use_swizzle = Intrinsic("use_swizzle")
 # Compute.
 gemm = Intrinsic("gemm")

@@ -1398,19 +1398,33 @@ class Translator:
         a = self._args(node, ["dst", "value"], {"memory_order": None})
         dst, value = a["dst"], a["value"]
         if isinstance(dst, Buffer):
-            buf, offsets = dst, [0] * dst.ndim
+            buf, offsets, sizes = dst, [0] * dst.ndim, list(dst.shape)
         elif isinstance(dst, Access):
             buf, offsets, sizes = self._region(dst, node)
         else:
             raise self.error("T.atomic_* needs a buffer element or region as destination", node)
         self._writes(buf)
+        region = ""
         if isinstance(value, Buffer):
+            # A tile: its shape is the region's (unit dims aside).
+            if sizes is not None and [d for d in sizes if d != 1] != \
+                    [d for d in value.shape if d != 1]:
+                raise self.error(f"T.atomic_{kind} of the {'x'.join(map(str, value.shape))} "
+                                 f"tile '{value.name}' into a region of '{buf.name}' of shape "
+                                 f"{'x'.join(map(str, sizes))}: the shapes must match", node)
             vtext, vtype = value.ssa, value.memref_type()
         else:
+            # A scalar into an element, or into every element of a region or
+            # a whole buffer.
+            if sizes is not None:
+                if any(not isinstance(d, int) for d in sizes):
+                    raise self.error(f"'{buf.name}' has dynamic dimensions: give the region "
+                                     f"that T.atomic_{kind} updates as slices", node)
+                region = f" sizes [{', '.join(map(str, sizes))}]"
             v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
             vtext, vtype = v.ssa, v.type
-        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}, {vtext} : "
-                    f"{buf.memref_type()}, {vtype}", self.loc(node))
+        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}{region}, "
+                    f"{vtext} : {buf.memref_type()}, {vtype}", self.loc(node))
 
     def call_atomic_add(self, node):
         self._atomic(node, "add")
@@ -1435,6 +1449,27 @@ class Translator:
                                  "tilemlir.layout.make_swizzled_layout(buffer)", node)
             self.b.emit(f"tile.annotate_layout {buf.ssa} layout({lay.attr()}) : "
                         f"{buf.memref_type()}", self.loc(node))
+
+    def call_annotate_safe_value(self, node):
+        a = self._args(node, ["safe_value_map"])
+        mapping = a["safe_value_map"]
+        if not isinstance(mapping, dict):
+            raise self.error("T.annotate_safe_value takes {tensor: value}", node)
+        if self.kernel is None:
+            raise self.error("T.annotate_safe_value must be inside `with T.Kernel(...)`", node)
+        for buf, value in mapping.items():
+            buf = self._buffer_arg(buf, node, "a safe value's key")
+            if buf.scope != "global":
+                raise self.error(f"T.annotate_safe_value applies to global tensors; "
+                                 f"'{buf.name}' is a {buf.scope} buffer", node)
+            if isinstance(value, TypedConstant):
+                value = value.value
+            if isinstance(value, Value) or not isinstance(value, (int, float)):
+                raise self.error(f"the safe value of '{buf.name}' must be a compile-time "
+                                 f"number, got {value!r}", node)
+            v = self.const(value, buf.dtype.mlir, node)
+            self.b.emit(f"tile.annotate_safe_value {buf.ssa}, {v.ssa} : {buf.memref_type()}, "
+                        f"{v.type}", self.loc(node))
 
     def _grouped_order(self, linear, rows, cols, group, node):
         """(row, col) of the `linear`-th tile of a rows x cols grid walked in

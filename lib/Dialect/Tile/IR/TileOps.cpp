@@ -855,6 +855,18 @@ template <typename AtomicOpT> static LogicalResult verifyAtomic(AtomicOpT op) {
     return op.emitOpError()
            << "supports float, i32 and i64 targets, got " << elt;
   Type valueType = op.getValue().getType();
+  if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+    if (isa<MemRefType>(valueType))
+      return op.emitOpError()
+             << "takes sizes only with a scalar value (a tile value gives "
+                "the region's shape)";
+    if (static_cast<int64_t>(sizes->size()) != target.getRank())
+      return op.emitOpError()
+             << "expected " << target.getRank()
+             << " sizes (one per target dimension), got " << sizes->size();
+    if (llvm::any_of(*sizes, [](int64_t s) { return s <= 0; }))
+      return op.emitOpError() << "sizes must be positive";
+  }
   if (auto tileType = dyn_cast<MemRefType>(valueType)) {
     if (!tileType.hasStaticShape())
       return op.emitOpError()

@@ -133,3 +133,34 @@ func.func @tile_element_type(%out: memref<?x?xf32>, %i: index) {
   }
   return
 }
+
+// -----
+
+func.func @sizes_with_tile(%out: memref<?x?xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %f = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.atomic_add' op takes sizes only with a scalar value (a tile value gives the region's shape)}}
+    tile.atomic_add %out[0, 0] sizes [64, 64], %f : memref<?x?xf32>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @sizes_rank(%out: memref<?x?xf32>, %x: f32) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.atomic_add' op expected 2 sizes (one per target dimension), got 1}}
+    tile.atomic_add %out[0, 0] sizes [64], %x : memref<?x?xf32>, f32
+  }
+  return
+}
+
+// -----
+
+func.func @sizes_positive(%out: memref<?x?xf32>, %x: f32) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.atomic_add' op sizes must be positive}}
+    tile.atomic_add %out[0, 0] sizes [64, 0], %x : memref<?x?xf32>, f32
+  }
+  return
+}

@@ -49,3 +49,19 @@ func.func @atomic_add_tile(%out: memref<?x?xf32>, %h: memref<?x?xf16>, %i: index
   }
   return
 }
+
+// A scalar into every element of a region (TileLang's
+// T.atomic_add(A[i:i+32, j:j+32], 1.0)).
+// CHECK-LABEL: func.func @atomic_add_region
+// CHECK-SAME: (%[[OUT:.*]]: memref<?x?xf32>, %[[X:.*]]: f32, %[[I:.*]]: index)
+func.func @atomic_add_region(%out: memref<?x?xf32>, %x: f32, %i: index) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // CHECK: tile.atomic_add %[[OUT]][%[[I]], 0] sizes [32, 16], %[[X]] : memref<?x?xf32>, f32
+    tile.atomic_add %out[%i, 0] sizes [32, 16], %x : memref<?x?xf32>, f32
+    // CHECK: %[[S:.*]] = tile.alloc_shared : memref<64xf32, #tile.scope<shared>>
+    %s = tile.alloc_shared : memref<64xf32, #tile.scope<shared>>
+    // CHECK: tile.atomic_add %[[S]][32] sizes [32], %[[X]] : memref<64xf32, #tile.scope<shared>>, f32
+    tile.atomic_add %s[32] sizes [32], %x : memref<64xf32, #tile.scope<shared>>, f32
+  }
+  return
+}

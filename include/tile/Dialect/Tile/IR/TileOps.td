@@ -7,6 +7,7 @@ include "tile/Dialect/Tile/IR/TileDialect.td"
 include "tile/Dialect/Tile/IR/TileAttrs.td"
 include "mlir/IR/OpAsmInterface.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferIntRangeInterface.td"
 include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -26,6 +27,7 @@ def Tile_InKernel : NativeOpTrait<"InKernel"> {
 
 def Tile_KernelOp : Tile_Op<"kernel", [
     RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmBlockArgumentNames"]>
   ]> {
@@ -56,6 +58,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
+  // The body's constant indices of on-chip buffers, once its ops verified.
+  let hasRegionVerifier = 1;
   let hasCanonicalizer = 1;
   let skipDefaultBuilders = 1;
   let builders = [
@@ -340,25 +344,33 @@ class Tile_AtomicOp<string mnemonic, string what>
   let summary = "Atomic " # what # " into global or shared memory";
   let description = [{
     Atomically combines `value` into `target` at `offsets` (}] # what # [{).
-    `value` is a scalar of the target's element type (one element, executed
-    once per thread that reaches it) or a tile buffer of the target's rank
-    (the whole tile, executed once per block, each element atomically).
-    Elements of a tile that fall outside the target are dropped.
+    `value` is one of
+    - a scalar of the target's element type: one element, executed once
+      per thread that reaches it;
+    - a scalar with `sizes` (one per target dimension): every element of
+      the region of those sizes at `offsets` is combined with the scalar,
+      once per block (TileLang's `T.atomic_add(A[i:i+32, j:j+32], 1.0)`);
+    - a tile buffer of the target's rank: the whole tile, executed once per
+      block, each element atomically.
+    Elements of a region or tile that fall outside a global target are
+    dropped.
 
     ```mlir
     tile.}] # mnemonic # [{ %out[%i, %j], %partial
         : memref<?x?xf32>, memref<64x64xf32, #tile.scope<fragment>>
+    tile.}] # mnemonic # [{ %out[%i, %j] sizes [32, 32], %x : memref<?x?xf32>, f32
     ```
   }];
   let arguments = (ins
     Arg<AnyMemRef, "target", [MemRead, MemWrite]>:$target,
     Variadic<Index>:$offsets,
     DenseI64ArrayAttr:$static_offsets,
+    OptionalAttr<DenseI64ArrayAttr>:$sizes,
     Arg<AnyType, "value or tile", [MemRead]>:$value
   );
   let assemblyFormat = [{
-    $target `` custom<DynamicIndexList>($offsets, $static_offsets) `,` $value
-    attr-dict `:` type($target) `,` type($value)
+    $target `` custom<DynamicIndexList>($offsets, $static_offsets)
+    (`sizes` $sizes^)? `,` $value attr-dict `:` type($target) `,` type($value)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{
@@ -376,6 +388,7 @@ def Tile_AtomicMinOp : Tile_AtomicOp<"atomic_min", "minimum">;
 
 def Tile_ParallelOp : Tile_Op<"parallel", [
     Tile_InKernel, RecursiveMemoryEffects,
+    DeclareOpInterfaceMethods<InferIntRangeInterface, ["inferResultRanges"]>,
     SingleBlockImplicitTerminator<"::mlir::tile::YieldOp">,
     DeclareOpInterfaceMethods<LoopLikeOpInterface,
         ["getLoopInductionVars"]>
@@ -483,6 +496,31 @@ def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [
   );
   let assemblyFormat = "$buffer `layout` `(` $layout `)` attr-dict `:` type($buffer)";
   let hasVerifier = 1;
+}
+
+def Tile_AnnotateSafeValueOp : Tile_Op<"annotate_safe_value", [
+    Tile_InKernel, MemoryEffects<[MemWrite<Tile_LayoutResource>]>
+  ]> {
+  let summary = "The value that out-of-bounds loads of a global tensor read";
+  let description = [{
+    Loads of the global tensor `buffer` in the enclosing kernel whose index
+    falls outside the tensor read `value` (a constant of its element type)
+    instead of zero: guarded `memref.load`s, and copies from it that give
+    no pad value of their own. `tile-guard-memory-access` applies and then
+    erases the annotation. TileLang's `T.annotate_safe_value`.
+
+    ```mlir
+    %ninf = arith.constant 0xFF800000 : f32
+    tile.annotate_safe_value %A, %ninf : memref<?x?xf32>, f32
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$buffer, AnyTypeOf<[AnyInteger, Index, AnyFloat]>:$value);
+  let assemblyFormat = "$buffer `,` $value attr-dict `:` type($buffer) `,` type($value)";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The constant value.
+    ::mlir::TypedAttr getValueAttr();
+  }];
 }
 
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

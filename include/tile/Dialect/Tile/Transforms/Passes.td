@@ -22,6 +22,40 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let dependentDialects = [];
 }
 
+def TileGuardMemoryAccess : Pass<"tile-guard-memory-access", "::mlir::ModuleOp"> {
+  let summary = "Guard the memory accesses of kernels whose index may leave "
+                "their buffer";
+  let description = [{
+    Every `memref.load`, `memref.store` and `memref.atomic_rmw` in a
+    `tile.kernel` on a global tensor or an on-chip (shared, fragment,
+    local) buffer, and every scalar tile atomic into shared memory, whose
+    index is not proven to lie inside its buffer runs only where it does:
+    a load elsewhere reads zero, or the value that
+    `tile.annotate_safe_value` gives for its tensor; a store or atomic is
+    dropped. TileLang's LegalizeSafeMemoryAccess. A `tile.copy` or tile
+    atomic whose region of an on-chip buffer is not proven inside runs
+    only when the whole region is.
+
+    The proof is upstream's integer range analysis (`IntegerRangeAnalysis`)
+    over the ranges that the ops give their indices: block indices in
+    `[0, grid extent)`, `tile.parallel` indices in `[0, extent)`, loop
+    induction variables within their bounds. An index proven in
+    `[0, size)` for a static dimension needs no check, so kernels whose
+    tiles divide their static shapes keep their code; dynamic dimensions
+    are always checked. Only the dimensions that are not proven are
+    compared (unsigned, so negative indices are out).
+
+    `tile.annotate_safe_value` also becomes the pad value of the copies
+    from its tensor that give none, and is then erased. Tile ops check the
+    edges of their regions in global tensors themselves when lowered. Runs
+    in every pipeline before the lowering.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
   let summary = "Choose the register layout of every fragment buffer";
   let description = [{
