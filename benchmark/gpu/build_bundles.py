@@ -79,28 +79,19 @@ def compile_bundle(out, index, full, prim, out_idx, arch, **entry):
     print(f"{full:32s} compiled in {seconds:.2f} s")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--out", default=".bundles")
-    parser.add_argument("--archs", nargs="+", default=["sm_80", "sm_90a"])
-    parser.add_argument("--sweep", action="store_true",
-                        help="also compile the tile-configuration sweep at 4096^3")
-    args = parser.parse_args()
-    out = pathlib.Path(args.out)
-    shutil.rmtree(out, ignore_errors=True)
-    out.mkdir(parents=True)
-    index = []
-
+def benchmark_set(archs, sweep=False):
+    """Every kernel of the set: (name, prim_func, out_idx, arch, index entry
+    without name and arch). benchmark/compile_time.py compiles them too."""
     def bundle(full, prim, out_idx, arch, **entry):
-        compile_bundle(out, index, full, prim, out_idx, arch, **entry)
+        return full, prim, out_idx, arch, entry
 
-    if args.sweep:
+    if sweep:
         for bm, bn, bk, threads in SWEEP:
             prim = kernels.gemm(4096, 4096, 4096, block_M=bm, block_N=bn, block_K=bk,
                                 threads=threads)
-            bundle(f"sweep_{bm}x{bn}x{bk}_t{threads}", prim, [2], "sm_90a", kind="gemm",
-                   M=4096, N=4096, K=4096, trans_A=False, trans_B=False, dtype="float16")
-    for arch in args.archs:
+            yield bundle(f"sweep_{bm}x{bn}x{bk}_t{threads}", prim, [2], "sm_90a", kind="gemm",
+                         M=4096, N=4096, K=4096, trans_A=False, trans_B=False, dtype="float16")
+    for arch in archs:
         for name, m, n, k, ta, tb, dtype in GEMMS:
             if dtype == "float8_e4m3" and arch != "sm_90a":
                 continue
@@ -119,30 +110,45 @@ def main():
                                     swizzle_panel=8)
             else:
                 prim = kernels.gemm(m, n, k, trans_A=ta, trans_B=tb, dtype=dtype)
-            bundle(f"{name}_{arch}", prim, [2], arch, kind="gemm", M=m, N=n, K=k,
-                   trans_A=ta, trans_B=tb, dtype=dtype, out_dtype=out_dtype)
+            yield bundle(f"{name}_{arch}", prim, [2], arch, kind="gemm", M=m, N=n, K=k,
+                         trans_A=ta, trans_B=tb, dtype=dtype, out_dtype=out_dtype)
     fa = _load_flash_attention()
-    for arch in args.archs:
+    for arch in archs:
         for name, batch, heads, seq, dim, causal in ATTENTION:
             # The example's defaults (128x64 tiles, 8 warps, K and V copies one
             # iteration ahead); 128-key tiles on sm_90a, where attention runs
             # as wgmma (build_attention.py compares the variants).
             block_N = 128 if arch == "sm_90a" else 64
             prim = fa.flashattn.factory(batch, heads, seq, dim, causal, block_N=block_N)
-            bundle(f"{name}_{arch}", prim, [3], arch, kind="attention", batch=batch,
-                   heads=heads, seq=seq, dim=dim, causal=causal)
+            yield bundle(f"{name}_{arch}", prim, [3], arch, kind="attention", batch=batch,
+                         heads=heads, seq=seq, dim=dim, causal=causal)
         for name, m, n, k in GEMM_SP:
-            bundle(f"{name}_{arch}", kernels.gemm_sp(m, n, k), [3], arch, kind="gemm_sp",
-                   M=m, N=n, K=k)
+            yield bundle(f"{name}_{arch}", kernels.gemm_sp(m, n, k), [3], arch, kind="gemm_sp",
+                         M=m, N=n, K=k)
         for name, m, n in SOFTMAX:
-            bundle(f"{name}_{arch}", kernels.softmax(m, n), [1], arch, kind="softmax",
-                   M=m, N=n)
+            yield bundle(f"{name}_{arch}", kernels.softmax(m, n), [1], arch, kind="softmax",
+                         M=m, N=n)
         for name, m, n in ROW_SUM:
-            bundle(f"{name}_{arch}", kernels.row_sum(m, n), [1], arch, kind="row_sum",
-                   M=m, N=n)
+            yield bundle(f"{name}_{arch}", kernels.row_sum(m, n), [1], arch, kind="row_sum",
+                         M=m, N=n)
         for name, m, n, k in GEMM_ROWMAX:
-            bundle(f"{name}_{arch}", kernels.gemm_rowmax(m, n, k), [2], arch,
-                   kind="gemm_rowmax", M=m, N=n, K=k)
+            yield bundle(f"{name}_{arch}", kernels.gemm_rowmax(m, n, k), [2], arch,
+                         kind="gemm_rowmax", M=m, N=n, K=k)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", default=".bundles")
+    parser.add_argument("--archs", nargs="+", default=["sm_80", "sm_90a"])
+    parser.add_argument("--sweep", action="store_true",
+                        help="also compile the tile-configuration sweep at 4096^3")
+    args = parser.parse_args()
+    out = pathlib.Path(args.out)
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    index = []
+    for full, prim, out_idx, arch, entry in benchmark_set(args.archs, args.sweep):
+        compile_bundle(out, index, full, prim, out_idx, arch, **entry)
     (out / "index.json").write_text(json.dumps(index, indent=1))
 
 

@@ -6,14 +6,16 @@ import tilemlir.language as T
 def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=128,
          dtype="float16", accum_dtype="float", trans_A=False, trans_B=False, out_dtype=None,
          swizzle_panel=None, warp_specialize=True, persistent=None, tma_store=True,
-         cluster=None):
+         cluster=None, c_shared=False):
     """C = op(A) op(B). With `persistent` = a block count (the SMs), that
     many blocks walk the output tiles (T.Persistent, in groups of
     `swizzle_panel` or 8 rows of tiles); otherwise one block per tile, in
     thread-block clusters of `cluster` = (x, y) blocks if given (the grid
     rounded up to whole clusters; on sm_90a the blocks of a cluster multicast
     the operand they share: A for (2, 1), B for (1, 2)).
-    `tma_store=False` keeps C's store from TMA (disable_tma)."""
+    `tma_store=False` keeps C's store from TMA (disable_tma). `c_shared`:
+    C leaves through a shared tile allocated with the others, as TileLang's
+    Hopper GEMM writes it (T.copy(C_local, C_shared); T.copy(C_shared, C[..]))."""
     if persistent and cluster:
         raise ValueError("persistent blocks in clusters are not supported")
     cx, cy = cluster or (1, 1)
@@ -24,8 +26,12 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
     A_tile = (block_K, block_M) if trans_A else (block_M, block_K)
     B_tile = (block_N, block_K) if trans_B else (block_K, block_N)
 
+    if c_shared and (persistent or not tma_store):
+        raise ValueError("c_shared is TileLang's one-tile-per-block epilogue: "
+                         "not with persistent blocks or tma_store=False")
+
     @T.macro
-    def tile(A, B, C, A_shared, B_shared, C_local, bx, by):
+    def tile(A, B, A_shared, B_shared, C_local, bx, by):
         T.clear(C_local)
         for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=num_stages,
                              warp_specialize=warp_specialize):
@@ -38,7 +44,6 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             else:
                 T.copy(B[k * block_K, bx * block_N], B_shared)
             T.gemm(A_shared, B_shared, C_local, transpose_A=trans_A, transpose_B=trans_B)
-        T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
 
     if persistent:
         @T.prim_func
@@ -50,7 +55,8 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
                 C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
                 for by, bx in T.Persistent([T.ceildiv(M, block_M), T.ceildiv(N, block_N)],
                                            persistent, block, group_size=swizzle_panel or 8):
-                    tile(A, B, C, A_shared, B_shared, C_local, bx, by)
+                    tile(A, B, A_shared, B_shared, C_local, bx, by)
+                    T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
         return gemm_kernel
 
     @T.prim_func
@@ -60,9 +66,16 @@ def gemm(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=3, threads=12
             A_shared = T.alloc_shared(A_tile, dtype)
             B_shared = T.alloc_shared(B_tile, dtype)
             C_local = T.alloc_fragment((block_M, block_N), accum_dtype)
+            if c_shared:
+                C_shared = T.alloc_shared((block_M, block_N), out_dtype or dtype)
             if swizzle_panel:
                 T.use_swizzle(panel_size=swizzle_panel)
-            tile(A, B, C, A_shared, B_shared, C_local, bx, by)
+            tile(A, B, A_shared, B_shared, C_local, bx, by)
+            if c_shared:
+                T.copy(C_local, C_shared)
+                T.copy(C_shared, C[by * block_M, bx * block_N])
+            else:
+                T.copy(C_local, C[by * block_M, bx * block_N], disable_tma=not tma_store)
 
     return gemm_kernel
 

@@ -4,6 +4,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -220,6 +221,11 @@ struct SerialPipelinedLowering : public OpRewritePattern<PipelinedOp> {
                                 PatternRewriter &rewriter) const override {
     auto loop = scf::ForOp::create(rewriter, op.getLoc(), op.getLower(),
                                    op.getUpper(), op.getStep());
+    // LLVM attributes a lowering put on the loop (kLoopAnnotationAttr) go
+    // on to its latch branch (scf-to-cf, cf-to-llvm).
+    for (NamedAttribute attr : op->getDiscardableAttrs())
+      if (isa<LLVM::LLVMDialect>(attr.getValue().getDialect()))
+        loop->setAttr(attr.getName(), attr.getValue());
     Block &body = op.getBodyBlock();
     rewriter.eraseOp(body.getTerminator());
     rewriter.inlineBlockBefore(&body, loop.getBody()->getTerminator(),

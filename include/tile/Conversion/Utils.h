@@ -46,8 +46,13 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
 /// x, or |x| for the abs kinds.
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);
 
+/// An llvm.loop_annotation on tile.pipelined, under the name of llvm.br's
+/// attribute: the loop's lowering hands it to the latch branch.
+constexpr llvm::StringLiteral kLoopAnnotationAttr = "loop_annotation";
+
 /// Patterns every target shares: tile.pipelined becomes a plain scf.for
-/// (each iteration's copies complete before its compute), and
+/// (each iteration's copies complete before its compute; LLVM attributes
+/// of the op, such as kLoopAnnotationAttr, go with it), and
 /// tile.annotate_layout is dropped (the layouts it names were taken by
 /// tile-infer-layouts, or do not apply to the target).
 void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns);

@@ -1823,6 +1823,30 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     });
   }
   loop.setNumStages(1);
+  // The loop stays rolled (`.pragma "nounroll"`). ptxas fully unrolls a
+  // wgmma loop whose trip count it knows: to fold the ring slot's
+  // divisions by a stage count that is not a power of two (64 iterations of
+  // 128x256 wgmmas: 46-135 s in ptxas), and at 4 stages up to some 32
+  // iterations (128 HGMMA, 24 s); the wgmmas are asynchronous, so the
+  // unrolled copies gain nothing. (This also keeps LLVM from peeling the
+  // first iteration. The loop's lowering carries the attribute on to the
+  // latch branch: scf-to-cf and cf-to-llvm to llvm.br's loop_annotation.)
+  loop->setAttr(kLoopAnnotationAttr,
+                LLVM::LoopAnnotationAttr::get(
+                    ctx, /*disableNonforced=*/nullptr, /*vectorize=*/nullptr,
+                    /*interleave=*/nullptr,
+                    LLVM::LoopUnrollAttr::get(
+                        ctx, /*disable=*/rewriter.getBoolAttr(true),
+                        /*count=*/nullptr, /*runtimeDisable=*/nullptr,
+                        /*full=*/nullptr, /*followupUnrolled=*/nullptr,
+                        /*followupRemainder=*/nullptr,
+                        /*followupAll=*/nullptr),
+                    /*unrollAndJam=*/nullptr, /*licm=*/nullptr,
+                    /*distribute=*/nullptr, /*pipeline=*/nullptr,
+                    /*peeled=*/nullptr, /*unswitch=*/nullptr,
+                    /*mustProgress=*/nullptr, /*isVectorized=*/nullptr,
+                    /*startLoc=*/nullptr, /*endLoc=*/nullptr,
+                    /*parallelAccesses=*/{}));
 
   // After the loop: the last wgmmas complete before anything reads their
   // accumulators.

@@ -2455,6 +2455,14 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     auto type = cast<MemRefType>(op->getResult(0).getType());
     rewriter.setInsertionPointToStart(&block);
     if (isa<AllocSharedOp>(op)) {
+      // After the register arrays made so far: they stay first in the
+      // kernel's entry block, where LLVM promotes them to registers (a
+      // shared tile allocated after a fragment, as TileLang's C_shared is,
+      // would otherwise keep the accumulator in local memory).
+      Operation *first = &block.front();
+      while (isa<memref::AllocaOp>(first))
+        first = first->getNextNode();
+      rewriter.setInsertionPoint(first);
       // Placed at the end, once the pipelines have taken over the buffers
       // they replace by stage buffers.
       auto offset = arith::ConstantIndexOp::create(rewriter, loc, 0);

@@ -248,8 +248,8 @@ func.func @copy_unaligned_shared(%A: memref<?x?xf16>) {
 // CHECK-SAME: (%[[A:[^ ,:()]+]]: memref<?x?xf32>, %[[C:[^ ,:()]+]]: memref<?x?xf16>)
 // CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
-// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<8x16xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[F:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<8x16xf32, #gpu.address_space<workgroup>>
 // CHECK: gpu.thread_id x
 // CHECK: %[[V0:.*]] = scf.if %{{.*}} -> (f32) {
 // CHECK: memref.load %[[A]]
@@ -296,9 +296,9 @@ func.func @fragment_copies(%A: memref<?x?xf32>, %C: memref<?x?xf16>) {
 // CHECK-DAG: %[[C32:.*]] = arith.constant 32 : index
 // CHECK-DAG: %[[C64:.*]] = arith.constant 64 : index
 // CHECK-DAG: %[[C128:.*]] = arith.constant 128 : index
-// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<8x16xf32, #gpu.address_space<workgroup>>
 // CHECK: %[[G:.*]] = memref.alloca() : memref<1xf32>
 // CHECK: %[[F:.*]] = memref.alloca() : memref<2xf32>
+// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<8x16xf32, #gpu.address_space<workgroup>>
 // CHECK-NEXT: %[[L0:.*]] = memref.load %[[F]][%[[C0]]] : memref<2xf32>
 // CHECK-NEXT: %[[M0:.*]] = arith.mulf %[[L0]], %[[X]] : f32
 // CHECK-NEXT: memref.store %[[M0]], %[[F]][%[[C0]]] : memref<2xf32>
