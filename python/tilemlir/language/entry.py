@@ -1,0 +1,286 @@
+"""The entry of TileLang's current front end: a @tilemlir.jit function
+whose body is itself the kernel.
+
+    @tilemlir.jit
+    def matmul(A, B, block_M, block_N, block_K, dtype=T.float16):
+        M, N, K = T.const("M, N, K")
+        A: T.Tensor((M, K), dtype)
+        B: T.Tensor((K, N), dtype)
+        C = T.empty((M, N), dtype)
+        with T.Kernel(...) as (bx, by):
+            ...
+        return C
+
+The parameters annotated as tensors (in the body or the signature) are the
+kernel's inputs, the T.empty tensors it returns are its outputs, the other
+parameters are compile-time Python values, and the T.const names are shape
+constants: each compile has them all bound to integers, so the kernel is
+specialized to its shapes. A probe (`probe=True`) translates the statements
+before the first `with` / `for` with the unbound constants as placeholders,
+to learn which tensor dimension each constant is, so that calling with
+tensors can bind them from their shapes.
+"""
+
+import ast
+import inspect
+import re
+
+from .. import language as T
+from .ir import Buffer
+from .parser import Translator
+
+
+class ConstPlaceholder(T.DynamicDim):
+    """An unbound T.const while probing; arithmetic on it gives a derived
+    placeholder, which takes no value from a tensor's shape."""
+
+    def __init__(self, name, bindable=True):
+        super().__init__(name)
+        self.bindable = bindable
+
+    def _derived(self, op, other, reverse=False):
+        a, b = (other, self) if reverse else (self, other)
+        return ConstPlaceholder(f"({a} {op} {b})", bindable=False)
+
+    def __repr__(self):
+        return self.name
+
+    def __add__(self, o): return self._derived("+", o)  # noqa: E704
+    def __radd__(self, o): return self._derived("+", o, True)  # noqa: E704
+    def __sub__(self, o): return self._derived("-", o)  # noqa: E704
+    def __rsub__(self, o): return self._derived("-", o, True)  # noqa: E704
+    def __mul__(self, o): return self._derived("*", o)  # noqa: E704
+    def __rmul__(self, o): return self._derived("*", o, True)  # noqa: E704
+    def __floordiv__(self, o): return self._derived("//", o)  # noqa: E704
+    def __rfloordiv__(self, o): return self._derived("//", o, True)  # noqa: E704
+    def __mod__(self, o): return self._derived("%", o)  # noqa: E704
+    def __neg__(self): return ConstPlaceholder(f"-{self}", bindable=False)  # noqa: E704
+
+
+class _StopProbe(Exception):
+    """The probe has seen the declarations (it stops at the kernel)."""
+
+
+class _Fn:
+    """What the Translator needs of a prim_func: the Python function."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.__name__ = fn.__name__
+
+
+def _split_names(text):
+    return [n for n in re.split(r"[\s,]+", text.strip()) if n]
+
+
+class CurrentTranslator(Translator):
+    """Translates a current-style kernel. `values` are the Python values of
+    the parameters that are not tensors, `consts` the integer values of the
+    T.const names (missing ones are an error, or placeholders when
+    probing)."""
+
+    def __init__(self, fn, values, consts, probe=False):
+        super().__init__(_Fn(fn))
+        self.values = values
+        self.consts = consts
+        self.probe = probe
+        self.const_nodes = {}  # T.const name -> the call that declares it
+        self.inputs = {}  # tensor parameter -> (TensorSpec, Buffer, node)
+        self.outputs = {}  # T.empty name -> (Buffer, node)
+        self.returned = None  # the names of the returned outputs, in order
+        self.param_names = list(inspect.signature(fn).parameters)
+
+    # ------------------------------------------------------------ entry point
+
+    def translate(self):
+        self.params = []
+        self.scopes[0].vars.update(self.values)
+        for name, p in inspect.signature(self.fn).parameters.items():
+            if isinstance(p.annotation, T.TensorSpec):
+                self.declare_input(name, p.annotation, self.func_def)
+        try:
+            for stmt in self.func_def.body:
+                if self.probe and isinstance(stmt, (ast.With, ast.For, ast.While)):
+                    raise _StopProbe
+                self.stmt(stmt)
+        except _StopProbe:
+            return None
+        if self.probe:
+            return None
+        return self.module()
+
+    def module(self):
+        for name, (buf, node) in self.outputs.items():
+            if name not in (self.returned or ()):
+                raise self.error(f"output '{name}' made with T.empty is not returned; "
+                                 f"end the function with `return {name}`", node)
+        order = [n for n in self.param_names if n in self.inputs] + list(self.returned or ())
+        args = []
+        for name in order:
+            buf, node = (self.inputs[name][1:] if name in self.inputs else self.outputs[name])
+            args.append(f"{buf.ssa}: {buf.memref_type()} {self.loc(node)}")
+        self.order = order
+        body = "\n".join(self.b.lines)
+        loc = self.loc(self.func_def)
+        return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
+                f"    return {loc}\n  }} {loc}\n}} {loc}\n")
+
+    def params_meta(self):
+        """The bundle's "params" (inputs, then the returned outputs)."""
+        meta = []
+        for name in self.order:
+            buf = self.inputs[name][1] if name in self.inputs else self.outputs[name][0]
+            meta.append({"name": name, "kind": "tensor", "dtype": buf.dtype.name,
+                         "shape": list(buf.shape),
+                         "written": name in self.written or name in self.outputs})
+        return meta
+
+    # ---------------------------------------------------------- declarations
+
+    def declare_input(self, name, spec, node):
+        if name not in self.param_names:
+            raise self.error(f"'{name}' is annotated as a tensor but is not a parameter of "
+                             f"'{self.fn.__name__}'; make outputs with T.empty(shape, dtype)",
+                             node)
+        if name in self.inputs:
+            raise self.error(f"tensor parameter '{name}' is annotated twice", node)
+        if self.kernel is not None:
+            raise self.error(f"annotate tensor parameter '{name}' before `with T.Kernel`", node)
+        if not self.probe:
+            for d in spec.shape:
+                if not isinstance(d, int):
+                    raise self.error(f"the shape of tensor parameter '{name}' has {d!r}; "
+                                     "shapes are integers and T.const names", node)
+        buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
+        self.inputs[name] = (spec, buf, node)
+        self.scopes[0].vars[name] = buf
+
+    def stmt_AnnAssign(self, node):
+        if node.value is not None:
+            return super().stmt_AnnAssign(node)
+        ann = self.expr(node.annotation)
+        if not isinstance(ann, T.TensorSpec):
+            raise self.error(f"a declaration without a value annotates a tensor parameter "
+                             f"(A: T.Tensor(shape, dtype)), not {ann!r}", node)
+        if not isinstance(node.target, ast.Name):
+            raise self.error("only a parameter's name can be annotated as a tensor", node)
+        self.declare_input(node.target.id, ann, node)
+
+    def stmt_Return(self, node):
+        if self.macro_depth and self.scopes[-1].kind == "macro":
+            return super().stmt_Return(node)
+        if self.kernel is not None or len(self.scopes) > 1:
+            raise self.error("return the outputs at the end of the function, after "
+                             "`with T.Kernel`", node)
+        value = node.value
+        items = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+        names = []
+        for it in items:
+            if it is None:
+                continue
+            buf = self.expr(it)
+            name = getattr(buf, "name", None)
+            if not isinstance(buf, Buffer) or name not in self.outputs:
+                raise self.error("the function returns its outputs: tensors made with "
+                                 "T.empty(shape, dtype)", it)
+            if name in names:
+                raise self.error(f"output '{name}' is returned twice", it)
+            names.append(name)
+        self.returned = names
+
+    # -------------------------------------------------------------- T. calls
+
+    def call_const(self, node):
+        a = self._args(node, ["name", "dtype"], {"dtype": "int32"})
+        if not isinstance(a["name"], str) or not _split_names(a["name"]):
+            raise self.error("T.const takes the constants' names in a string: "
+                             "T.const(\"M, N, K\")", node)
+        if self.kernel is not None:
+            raise self.error("declare the constants with T.const before `with T.Kernel`", node)
+        dt = self.dtype(a["dtype"], node)
+        if not dt.mlir.startswith("i"):
+            raise self.error(f"shape constants are integers, not {dt.name}", node)
+        values = []
+        for name in _split_names(a["name"]):
+            if not name.isidentifier():
+                raise self.error(f"'{name}' is not a valid constant name", node)
+            if name in self.const_nodes:
+                raise self.error(f"constant '{name}' is declared twice", node)
+            self.const_nodes[name] = node
+            if name in self.consts:
+                values.append(self.consts[name])
+            elif self.probe:
+                values.append(ConstPlaceholder(name))
+            else:
+                raise self.error(f"constant '{name}' has no value: pass it to .compile("
+                                 f"{name}=...) or call '{self.fn.__name__}' with tensors whose "
+                                 "shapes fix it", node)
+        return values[0] if len(values) == 1 else tuple(values)
+
+    def call_empty(self, node):
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        dtype = kwargs.pop("dtype", None)
+        if kwargs:
+            raise self.error(f"unexpected argument(s) of T.empty: {', '.join(kwargs)}", node)
+        if len(args) == 1 and isinstance(args[0], (tuple, list)):
+            shape = args[0]
+        elif len(args) == 2 and isinstance(args[0], (tuple, list)) and dtype is None:
+            shape, dtype = args
+        else:
+            shape = args
+        if self.kernel is not None:
+            raise self.error("T.empty makes an output of the function: call it before "
+                             "`with T.Kernel`; inside a kernel use T.alloc_shared / "
+                             "T.alloc_fragment", node)
+        name = self._target_name(node)
+        if name is None:
+            raise self.error("assign T.empty(...) to a name: C = T.empty(shape, dtype)", node)
+        if name in self.param_names or name in self.outputs:
+            raise self.error(f"output '{name}' has the name of a parameter or another output",
+                             node)
+        try:
+            spec = T.TensorSpec(shape, dtype if dtype is not None else "float32")
+        except TypeError as e:
+            raise self.error(f"T.empty: {e}", node) from None
+        buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
+        self.outputs[name] = (buf, node)
+        return buf
+
+    def call_StridedTensor(self, node):
+        raise self.error("T.StridedTensor (a tensor with explicit strides) is not supported "
+                         "yet; annotate a contiguous T.Tensor(shape, dtype)", node)
+
+
+def is_current_style(fn):
+    """Whether `fn` is itself a kernel: its body has a `with T.Kernel(...)`
+    at the top level and defines no @T.prim_func."""
+    try:
+        source = inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+    lines = source.splitlines(keepends=True)
+    indented = bool(lines) and lines[0][:1] in (" ", "\t")
+    try:
+        tree = ast.parse(("if 1:\n" if indented else "") + source)
+    except SyntaxError:
+        return False
+    func_def = tree.body[0].body[0] if indented else tree.body[0]
+    if not isinstance(func_def, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for node in ast.walk(func_def):
+        if node is not func_def and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for d in node.decorator_list:
+                if (d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == \
+                        "prim_func":
+                    return False
+    for stmt in func_def.body:
+        if isinstance(stmt, ast.With):
+            call = stmt.items[0].context_expr
+            f = call.func if isinstance(call, ast.Call) else None
+            if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) == "Kernel":
+                return True
+    return False
+
+
+__all__ = ["CurrentTranslator", "ConstPlaceholder", "is_current_style"]
