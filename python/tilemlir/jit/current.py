@@ -10,7 +10,7 @@ on disk through the cache), runs, and returns the outputs.
 import inspect
 
 from ..errors import TileCompileError, at_caller
-from ..language.entry import ConstPlaceholder, CurrentTranslator
+from ..language.entry import ConstPlaceholder, CurrentTranslator, tensor_parameters
 
 
 class _Unset:
@@ -44,6 +44,7 @@ class KernelFunction:
         self.target = target
         self.options = options
         self.signature = inspect.signature(fn)
+        self.tensor_names = tensor_parameters(fn)
         self.kernels = {}  # (parameter values, constants) -> JITKernel
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
@@ -71,19 +72,35 @@ class KernelFunction:
     def _probe(self, values, consts):
         t = CurrentTranslator(self.fn, values, consts, probe=True)
         t.translate()
+        return t
+
+    def _check_given(self, values):
+        """Every parameter that is not a tensor has a value."""
         for name, value in values.items():
-            if isinstance(value, _Unset) and name not in t.inputs:
+            if isinstance(value, _Unset) and name not in self.tensor_names:
                 raise TileCompileError(f"error: parameter '{name}' of {self.fn.__name__} has no "
                                        f"value: pass {name}=...")
-        return t
 
     def bind(self, args, kwargs):
         """(parameter values without the tensors, constants, tensors in
         order) of a call with tensors; the constants that the call does not
         give are bound from the tensors' shapes."""
         values, consts = self._split(args, kwargs)
+        names = self.tensor_names
+        passed = [n for n, v in values.items() if _is_tensor(v)]
+        if len(passed) != len(names):
+            raise TileCompileError(
+                f"error: {self.fn.__name__} takes {len(names)} tensor"
+                f"{'s' if len(names) != 1 else ''} ({', '.join(names)}); the call passes "
+                f"{len(passed)}{' (' + ', '.join(passed) + ')' if passed else ''}")
+        self._check_given(values)
         probe = self._probe(values, consts)
-        names = [n for n in self.signature.parameters if n in probe.inputs]
+        late = [n for n in names if n not in probe.inputs]
+        if late:
+            raise TileCompileError(
+                f"error: annotate the tensor parameters of {self.fn.__name__} "
+                f"({', '.join(late)}) before its first `with` or loop, where their shapes "
+                "fix its constants")
         for name, value in values.items():
             if _is_tensor(value) and name not in probe.inputs:
                 raise TileCompileError(
@@ -163,8 +180,8 @@ class KernelFunction:
         the outputs."""
         try:
             values, consts = self._split(args, kwargs)
-            probe = self._probe(values, consts)
-            for name in probe.inputs:
+            self._check_given(values)
+            for name in self.tensor_names:
                 values.pop(name, None)
             return self.kernel(values, consts)
         except TileCompileError as e:

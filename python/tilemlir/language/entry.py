@@ -27,7 +27,8 @@ import re
 
 from .. import language as T
 from .ir import Buffer
-from .parser import Translator
+from ..errors import TileCompileError
+from .parser import Frame, Translator
 
 
 class ConstPlaceholder(T.DynamicDim):
@@ -252,35 +253,48 @@ class CurrentTranslator(Translator):
                          "yet; annotate a contiguous T.Tensor(shape, dtype)", node)
 
 
+def _function_def(fn):
+    """The AST of `fn`'s definition, or None where its source is not at hand."""
+    try:
+        return Frame(fn).func_def
+    except (TileCompileError, OSError, TypeError):
+        return None
+
+
+def _name_of(node):
+    return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
+
+
 def is_current_style(fn):
     """Whether `fn` is itself a kernel: its body has a `with T.Kernel(...)`
     at the top level and defines no @T.prim_func."""
-    try:
-        source = inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
-    lines = source.splitlines(keepends=True)
-    indented = bool(lines) and lines[0][:1] in (" ", "\t")
-    try:
-        tree = ast.parse(("if 1:\n" if indented else "") + source)
-    except SyntaxError:
-        return False
-    func_def = tree.body[0].body[0] if indented else tree.body[0]
+    func_def = _function_def(fn)
     if not isinstance(func_def, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     for node in ast.walk(func_def):
-        if node is not func_def and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for d in node.decorator_list:
-                if (d.attr if isinstance(d, ast.Attribute) else getattr(d, "id", "")) == \
-                        "prim_func":
-                    return False
+        if node is not func_def and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and any(_name_of(d) == "prim_func" for d in node.decorator_list):
+            return False
     for stmt in func_def.body:
         if isinstance(stmt, ast.With):
             call = stmt.items[0].context_expr
-            f = call.func if isinstance(call, ast.Call) else None
-            if (f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)) == "Kernel":
+            if isinstance(call, ast.Call) and _name_of(call.func) == "Kernel":
                 return True
     return False
 
 
-__all__ = ["CurrentTranslator", "ConstPlaceholder", "is_current_style"]
+def tensor_parameters(fn):
+    """The parameters of a current-style kernel that are tensors, in order:
+    annotated as T.Tensor in the signature, or by a top-level declaration
+    without a value (`A: T.Tensor(...)`) in the body."""
+    func_def = _function_def(fn)
+    declared = set()
+    for stmt in func_def.body if func_def is not None else ():
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None and \
+                isinstance(stmt.target, ast.Name):
+            declared.add(stmt.target.id)
+    return [name for name, p in inspect.signature(fn).parameters.items()
+            if name in declared or isinstance(p.annotation, T.TensorSpec)]
+
+
+__all__ = ["CurrentTranslator", "ConstPlaceholder", "is_current_style", "tensor_parameters"]
