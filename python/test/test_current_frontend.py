@@ -18,7 +18,7 @@ from test_errors import assert_located
 def gemm(A, B, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):
     M, N, K = T.const("M, N, K")  # <gemm-const>
 
-    A: T.Tensor((M, K), dtype)
+    A: T.Tensor((M, K), dtype)  # <gemm-A>
     B: T.Tensor((K, N), dtype)  # <gemm-B>
     C = T.empty((M, N), dtype)
 
@@ -158,6 +158,25 @@ def test_signature_annotation_and_no_constants():
     np.testing.assert_allclose(add_bias.compile(bias=1.0)(x), x + 1.0)
 
 
+@tilemlir.jit(target="cpu")
+def accumulate_pairs(X, Acc):
+    N = T.const("N")
+    X: T.Tensor((N * 2,), T.float32)
+    Acc: T.Tensor((N,), T.float32)
+    with T.Kernel(N, threads=32) as i:
+        Acc[i] = Acc[i] + X[2 * i] + X[2 * i + 1]
+
+
+def test_kernel_writing_its_inputs_returns_nothing_and_derived_dims_are_checked():
+    x = np.arange(10, dtype=np.float32)
+    acc = np.ones(5, dtype=np.float32)
+    # N comes from Acc; X's size is an expression of it, checked at launch.
+    assert accumulate_pairs(x, acc) is None
+    np.testing.assert_allclose(acc, 1 + x[0::2] + x[1::2])
+    with pytest.raises(ValueError, match="X"):
+        accumulate_pairs(np.zeros(9, np.float32), acc)
+
+
 def test_prim_func_factories_keep_working_and_have_compile():
     @tilemlir.jit(out_idx=[-1], target="cpu")
     def factory(N):
@@ -208,6 +227,16 @@ def test_shape_mismatch_between_tensors_sharing_a_constant(rng):
         gemm(halves(rng, 64, 40), halves(rng, 48, 32), 32, 32, 16)
     assert_located_here(e, "gemm-B", "constant 'K' is 40 from A's dimension 1",
                         "dimension 0 of 'B' is 48")
+
+
+def test_bad_constant_values_are_located():
+    with pytest.raises(TileCompileError) as e:
+        gemm.compile(M=1.5, N=64, K=64, block_M=32, block_N=32, block_K=16)
+    assert_located_here(e, "gemm-const", "constant 'M' is given 1.5; shape constants are "
+                        "integers")
+    with pytest.raises(TileCompileError) as e:
+        gemm.compile(M=64, N=64, K=0, block_M=32, block_N=32, block_K=16)
+    assert_located_here(e, "gemm-A", "shape entries must be positive, got 0")
 
 
 def test_rank_mismatch_is_located(rng):

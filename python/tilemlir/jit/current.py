@@ -166,11 +166,8 @@ class KernelFunction:
             raise TileCompileError(
                 f"error: {', '.join(repr(c) for c in unknown)} is neither a parameter of "
                 f"{self.fn.__name__} nor a name that it declares with T.const")
-        if t.returned is None:
-            raise t.error(f"{self.fn.__name__} returns no output: make one with "
-                          "C = T.empty(shape, dtype) and end with `return C`")
         params = t.params_meta()
-        n_in = len(t.order) - len(t.returned)
+        n_in = len(t.order) - len(t.returned or ())
         out_idx = list(range(n_in, len(t.order)))
         return build(t.prim, ir, getattr(t, "launch", None), params, out_idx, target)
 

@@ -28,6 +28,7 @@ import re
 from .. import language as T
 from .ir import Buffer
 from ..errors import TileCompileError
+from . import dtypes
 from .parser import Frame, Translator
 
 
@@ -191,6 +192,31 @@ class CurrentTranslator(Translator):
 
     # -------------------------------------------------------------- T. calls
 
+    def expr_Call(self, node):
+        if self.expr(node.func) is T.Tensor:  # an annotation: errors at its line
+            args = [self.expr(a) for a in node.args]
+            kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+            return self.tensor_spec(node, *args, **kwargs)
+        return super().expr_Call(node)
+
+    def expr_Subscript(self, node):
+        if self.expr(node.value) is T.Tensor:
+            key = self.expr(node.slice)
+            if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1],
+                                                                       (dtypes.DType, str)):
+                return self.tensor_spec(node, *key)
+            return self.tensor_spec(node, key)
+        return super().expr_Subscript(node)
+
+    def tensor_spec(self, node, shape=None, dtype="float32", *rest, **kwargs):
+        if shape is None or rest or kwargs:
+            raise self.error("T.Tensor takes a shape and a dtype: T.Tensor((M, K), dtype)",
+                             node)
+        try:
+            return T.TensorSpec(shape, dtype)
+        except TypeError as e:
+            raise self.error(str(e), node) from None
+
     def call_const(self, node):
         a = self._args(node, ["name", "dtype"], {"dtype": "int32"})
         if not isinstance(a["name"], str) or not _split_names(a["name"]):
@@ -209,7 +235,11 @@ class CurrentTranslator(Translator):
                 raise self.error(f"constant '{name}' is declared twice", node)
             self.const_nodes[name] = node
             if name in self.consts:
-                values.append(self.consts[name])
+                v = self.consts[name]
+                if isinstance(v, bool) or not isinstance(v, int):
+                    raise self.error(f"constant '{name}' is given {v!r}; shape constants are "
+                                     "integers", node)
+                values.append(v)
             elif self.probe:
                 values.append(ConstPlaceholder(name))
             else:
