@@ -177,6 +177,68 @@ def test_kernel_writing_its_inputs_returns_nothing_and_derived_dims_are_checked(
         accumulate_pairs(np.zeros(9, np.float32), acc)
 
 
+@T.macro
+def twice_into(X, Y):
+    rows, cols = X.shape
+    with T.Kernel(T.ceildiv(rows, 8), threads=32) as b:
+        for i, j in T.Parallel(8, cols):
+            if b * 8 + i < rows:
+                Y[b * 8 + i, j] = X[b * 8 + i, j] * 2.0
+
+
+@T.macro
+def twice(X):
+    rows, cols = X.shape
+    Y = T.empty(rows, cols, dtype=X.dtype)
+    twice_into(X, Y)
+    return Y
+
+
+@tilemlir.jit(target="cpu")
+def twice_dynamic_rows(X):
+    R = T.dynamic("R")
+    C = T.const("C")
+    X: T.Tensor[[R, C], T.float32]
+    return twice(X)
+
+
+@tilemlir.jit(target="cpu")
+def twice_fixed(X: T.Tensor[[16, 4], T.float32], Y: T.Tensor[[16, 4], T.float32]):
+    twice_into(X, Y)
+
+
+def test_kernel_in_a_macro_with_dynamic_rows_compiles_once_per_constant(rng):
+    x = rng.standard_normal((20, 4)).astype(np.float32)
+    np.testing.assert_allclose(twice_dynamic_rows(x), 2 * x)
+    np.testing.assert_allclose(twice_dynamic_rows(x[:13].copy()), 2 * x[:13])
+    assert len(twice_dynamic_rows.kernels) == 1  # R is dynamic: one kernel for all rows
+    np.testing.assert_allclose(twice_dynamic_rows(x[:, :3].copy()), 2 * x[:, :3])
+    assert len(twice_dynamic_rows.kernels) == 2  # C is a constant
+    ir = twice_dynamic_rows.get_tir(T.Tensor((7, 5), "float32"))
+    assert "memref<?x5xf32>" in ir and "memref.dim" in ir
+
+
+def test_kernel_with_signature_tensors_only():
+    x = np.arange(64, dtype=np.float32).reshape(16, 4)
+    y = np.zeros_like(x)
+    assert twice_fixed(x, y) is None
+    np.testing.assert_allclose(y, 2 * x)
+
+
+@tilemlir.jit(target="cpu")
+def iota(n):
+    Out = T.empty((n,), T.int32)
+    with T.Kernel(1, threads=32) as b:
+        for i in T.serial(n):
+            Out[i] = i + b
+    return Out
+
+
+def test_kernel_without_inputs():
+    np.testing.assert_array_equal(iota(5), np.arange(5, dtype=np.int32))
+    np.testing.assert_array_equal(iota.compile(n=3)(), np.arange(3, dtype=np.int32))
+
+
 def test_prim_func_factories_keep_working_and_have_compile():
     @tilemlir.jit(out_idx=[-1], target="cpu")
     def factory(N):

@@ -9,6 +9,7 @@ on disk through the cache), runs, and returns the outputs.
 
 import inspect
 
+from .. import language as T
 from ..errors import TileCompileError, at_caller
 from ..language.entry import ConstPlaceholder, CurrentTranslator, tensor_parameters
 
@@ -70,7 +71,7 @@ class KernelFunction:
         return values, consts
 
     def _probe(self, values, consts):
-        t = CurrentTranslator(self.fn, values, consts, probe=True)
+        t = CurrentTranslator(self.fn, values, consts, probe=self.tensor_names)
         t.translate()
         return t
 
@@ -130,6 +131,8 @@ class KernelFunction:
             raise probe.error(f"tensor '{name}' is annotated with {len(spec.shape)} dimensions "
                               f"{spec.shape}; the argument has shape {shape}", node)
         for d, (want, got) in enumerate(zip(spec.shape, shape)):
+            if isinstance(want, T.DynamicDim) and not isinstance(want, ConstPlaceholder):
+                continue  # T.dynamic: any size
             if isinstance(want, ConstPlaceholder):
                 if not want.bindable:
                     continue  # an expression: the launcher checks it
@@ -155,10 +158,8 @@ class KernelFunction:
             self.kernels[key] = self._compile(values, consts)
         return self.kernels[key]
 
-    def _compile(self, values, consts):
-        from . import build, resolve_target, _check_options
-        target = resolve_target(self.target)
-        _check_options(**self.options)
+    def translate(self, values, consts):
+        """The CurrentTranslator that has translated the kernel, and its IR."""
         t = CurrentTranslator(self.fn, values, consts)
         ir = t.translate()
         unknown = [c for c in consts if c not in t.const_nodes]
@@ -166,21 +167,36 @@ class KernelFunction:
             raise TileCompileError(
                 f"error: {', '.join(repr(c) for c in unknown)} is neither a parameter of "
                 f"{self.fn.__name__} nor a name that it declares with T.const")
+        return t, ir
+
+    def _compile(self, values, consts):
+        from . import build, resolve_target, _check_options
+        target = resolve_target(self.target)
+        _check_options(**self.options)
+        t, ir = self.translate(values, consts)
         params = t.params_meta()
         n_in = len(t.order) - len(t.returned or ())
         out_idx = list(range(n_in, len(t.order)))
         return build(t.prim, ir, getattr(t, "launch", None), params, out_idx, target)
+
+    def _values(self, args, kwargs):
+        """(values, constants) of a compile or a get_tir: where tensors (or
+        T.Tensor specs) are passed, their shapes bind the constants."""
+        if any(_is_tensor(a) for a in list(args) + list(kwargs.values())):
+            values, consts, _ = self.bind(args, kwargs)
+            return values, consts
+        values, consts = self._split(args, kwargs)
+        self._check_given(values)
+        for name in self.tensor_names:
+            values.pop(name, None)
+        return values, consts
 
     def compile(self, *args, **kwargs):
         """The JITKernel for these parameter values and constants (keywords
         that name no parameter); it takes the tensor parameters and returns
         the outputs."""
         try:
-            values, consts = self._split(args, kwargs)
-            self._check_given(values)
-            for name in self.tensor_names:
-                values.pop(name, None)
-            return self.kernel(values, consts)
+            return self.kernel(*self._values(args, kwargs))
         except TileCompileError as e:
             raise at_caller(e) from None
 
@@ -195,8 +211,15 @@ class KernelFunction:
         return kernel(*tensors)
 
     def get_tir(self, *args, **kwargs):
-        """The tile IR for these values and constants (as compile takes)."""
-        return self.compile(*args, **kwargs).ir
+        """The tile IR for these values and constants (as compile takes them),
+        translated without compiling."""
+        try:
+            return self.translate(*self._values(args, kwargs))[1]
+        except TileCompileError as e:
+            raise at_caller(e) from None
+
+    def get_kernel_source(self, *args, **kwargs):
+        return self.compile(*args, **kwargs).get_kernel_source()
 
 
 __all__ = ["KernelFunction"]

@@ -15,10 +15,10 @@ The parameters annotated as tensors (in the body or the signature) are the
 kernel's inputs, the T.empty tensors it returns are its outputs, the other
 parameters are compile-time Python values, and the T.const names are shape
 constants: each compile has them all bound to integers, so the kernel is
-specialized to its shapes. A probe (`probe=True`) translates the statements
-before the first `with` / `for` with the unbound constants as placeholders,
-to learn which tensor dimension each constant is, so that calling with
-tensors can bind them from their shapes.
+specialized to its shapes. A probe translates the statements that declare
+the tensor parameters with the unbound constants as placeholders, to learn
+which tensor dimension each constant is, so that calling with tensors can
+bind them from their shapes.
 """
 
 import ast
@@ -26,7 +26,7 @@ import inspect
 import re
 
 from .. import language as T
-from .ir import Buffer
+from .ir import Buffer, Value
 from ..errors import TileCompileError
 from . import dtypes
 from .parser import Frame, Translator
@@ -79,16 +79,19 @@ class CurrentTranslator(Translator):
     """Translates a current-style kernel. `values` are the Python values of
     the parameters that are not tensors, `consts` the integer values of the
     T.const names (missing ones are an error, or placeholders when
-    probing)."""
+    probing). A probe (`probe`: the names of the tensor parameters) stops
+    where they are all declared, or at the first `with` or loop."""
 
-    def __init__(self, fn, values, consts, probe=False):
+    def __init__(self, fn, values, consts, probe=None):
         super().__init__(_Fn(fn))
         self.values = values
         self.consts = consts
-        self.probe = probe
+        self.probe = probe  # None: not probing
+        self.probing = probe is not None
         self.const_nodes = {}  # T.const name -> the call that declares it
         self.inputs = {}  # tensor parameter -> (TensorSpec, Buffer, node)
-        self.outputs = {}  # T.empty name -> (Buffer, node)
+        self.outputs = {}  # T.empty name -> (TensorSpec, Buffer, node)
+        self.dyn_objects = {}  # SSA name of a T.dynamic dim's size -> the T.dynamic
         self.returned = None  # the names of the returned outputs, in order
         self.param_names = list(inspect.signature(fn).parameters)
 
@@ -102,40 +105,46 @@ class CurrentTranslator(Translator):
                 self.declare_input(name, p.annotation, self.func_def)
         try:
             for stmt in self.func_def.body:
-                if self.probe and isinstance(stmt, (ast.With, ast.For, ast.While)):
+                if self.probing and (set(self.probe) <= set(self.inputs) or
+                                   isinstance(stmt, (ast.With, ast.For, ast.While))):
                     raise _StopProbe
                 self.stmt(stmt)
         except _StopProbe:
             return None
-        if self.probe:
+        if self.probing:
             return None
         return self.module()
 
     def module(self):
-        for name, (buf, node) in self.outputs.items():
+        for name, (_, _, node) in self.outputs.items():
             if name not in (self.returned or ()):
                 raise self.error(f"output '{name}' made with T.empty is not returned; "
                                  f"end the function with `return {name}`", node)
-        order = [n for n in self.param_names if n in self.inputs] + list(self.returned or ())
+        self.order = [n for n in self.param_names if n in self.inputs] + \
+            list(self.returned or ())
         args = []
-        for name in order:
-            buf, node = (self.inputs[name][1:] if name in self.inputs else self.outputs[name])
+        for name in self.order:
+            _, buf, node = self.inputs.get(name) or self.outputs[name]
             args.append(f"{buf.ssa}: {buf.memref_type()} {self.loc(node)}")
-        self.order = order
         body = "\n".join(self.b.lines)
         loc = self.loc(self.func_def)
         return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
                 f"    return {loc}\n  }} {loc}\n}} {loc}\n")
 
     def params_meta(self):
-        """The bundle's "params" (inputs, then the returned outputs)."""
+        """The bundle's "params" (inputs, then the returned outputs); a
+        T.dynamic dimension is its name."""
         meta = []
         for name in self.order:
-            buf = self.inputs[name][1] if name in self.inputs else self.outputs[name][0]
+            spec, buf, _ = self.inputs.get(name) or self.outputs[name]
             meta.append({"name": name, "kind": "tensor", "dtype": buf.dtype.name,
-                         "shape": list(buf.shape),
+                         "shape": [d if isinstance(d, int) else d.name for d in spec.shape],
                          "written": name in self.written or name in self.outputs})
         return meta
+
+    def lookup(self, name, node):
+        # A T.dynamic made in the body is the size of the tensor it shapes.
+        return self.resolve_python(super().lookup(name, node))
 
     # ---------------------------------------------------------- declarations
 
@@ -148,14 +157,29 @@ class CurrentTranslator(Translator):
             raise self.error(f"tensor parameter '{name}' is annotated twice", node)
         if self.kernel is not None:
             raise self.error(f"annotate tensor parameter '{name}' before `with T.Kernel`", node)
-        if not self.probe:
-            for d in spec.shape:
-                if not isinstance(d, int):
-                    raise self.error(f"the shape of tensor parameter '{name}' has {d!r}; "
-                                     "shapes are integers and T.const names", node)
         buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
+        if not self.probing:
+            for d, dim in enumerate(spec.shape):
+                if isinstance(dim, ConstPlaceholder) or not isinstance(dim, (int, T.DynamicDim)):
+                    raise self.error(f"the shape of tensor parameter '{name}' has {dim!r}; "
+                                     "shapes are integers, T.const names and T.dynamic dims",
+                                     node)
+                if isinstance(dim, T.DynamicDim):
+                    buf.shape[d] = self.dynamic_size(dim, buf, d, node)
         self.inputs[name] = (spec, buf, node)
         self.scopes[0].vars[name] = buf
+
+    def dynamic_size(self, dim, buf, d, node):
+        """The size of T.dynamic `dim`: dimension `d` of `buf` where it is
+        first met."""
+        if id(dim) not in self.dyn_values:
+            c = self.const_index(d, node)
+            v = self.b.fresh(dim.name)
+            self.b.emit(f"{v} = memref.dim {buf.ssa}, {c.ssa} : {buf.memref_type()}",
+                        self.loc(node))
+            self.dyn_values[id(dim)] = Value(v, "index", sym=dim.name)
+            self.dyn_objects[v] = dim
+        return self.dyn_values[id(dim)]
 
     def stmt_AnnAssign(self, node):
         if node.value is not None:
@@ -240,7 +264,7 @@ class CurrentTranslator(Translator):
                     raise self.error(f"constant '{name}' is given {v!r}; shape constants are "
                                      "integers", node)
                 values.append(v)
-            elif self.probe:
+            elif self.probing:
                 values.append(ConstPlaceholder(name))
             else:
                 raise self.error(f"constant '{name}' has no value: pass it to .compile("
@@ -270,12 +294,21 @@ class CurrentTranslator(Translator):
         if name in self.param_names or name in self.outputs:
             raise self.error(f"output '{name}' has the name of a parameter or another output",
                              node)
+        shape = [self.dyn_objects.get(d.ssa, d) if isinstance(d, Value) else d
+                 for d in ((shape,) if not isinstance(shape, (tuple, list)) else shape)]
         try:
             spec = T.TensorSpec(shape, dtype if dtype is not None else "float32")
         except TypeError as e:
             raise self.error(f"T.empty: {e}", node) from None
         buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
-        self.outputs[name] = (buf, node)
+        for d, dim in enumerate(spec.shape):
+            if isinstance(dim, T.DynamicDim) and not self.probing:
+                if id(dim) not in self.dyn_values:
+                    raise self.error(f"T.empty: dimension {dim.name} is no dimension of the "
+                                     "tensor parameters; an output's sizes are integers, "
+                                     "T.const names and the inputs' T.dynamic dims", node)
+                buf.shape[d] = self.dyn_values[id(dim)]
+        self.outputs[name] = (spec, buf, node)
         return buf
 
     def call_StridedTensor(self, node):
@@ -296,8 +329,10 @@ def _name_of(node):
 
 
 def is_current_style(fn):
-    """Whether `fn` is itself a kernel: its body has a `with T.Kernel(...)`
-    at the top level and defines no @T.prim_func."""
+    """Whether `fn` is itself a kernel rather than a factory of one: it
+    defines no @T.prim_func, and has tensor annotations (in its signature or
+    as top-level declarations), calls T.const or T.empty, or opens a
+    `with T.Kernel(...)` at its top level."""
     func_def = _function_def(fn)
     if not isinstance(func_def, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
@@ -305,12 +340,18 @@ def is_current_style(fn):
         if node is not func_def and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
                 and any(_name_of(d) == "prim_func" for d in node.decorator_list):
             return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr in ("const", "empty"):
+            return True
     for stmt in func_def.body:
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            return True
         if isinstance(stmt, ast.With):
             call = stmt.items[0].context_expr
             if isinstance(call, ast.Call) and _name_of(call.func) == "Kernel":
                 return True
-    return False
+    return any(isinstance(p.annotation, T.TensorSpec)
+               for p in inspect.signature(fn).parameters.values())
 
 
 def tensor_parameters(fn):
