@@ -4,6 +4,8 @@ parameters annotated as tensors, its outputs the T.empty tensors it
 returns; .compile(...) fixes the constants, a call with tensors binds them
 from their shapes. All run on the CPU against numpy."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -252,6 +254,39 @@ def test_prim_func_factories_keep_working_and_have_compile():
     a = np.arange(32, dtype=np.float32)
     assert factory.compile(32) is factory(32)
     np.testing.assert_allclose(factory(32)(a), a * 2.0)
+
+
+def gemm_prim_func(M, N, K, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):
+    @T.prim_func
+    def gemm(A: T.Tensor[(M, K), dtype], B: T.Tensor((K, N), dtype),
+             C: T.Tensor((M, N), dtype)):
+        with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=128) as (bx, by):
+            A_s = T.alloc_shared((block_M, block_K), dtype)
+            B_s = T.alloc_shared((block_K, block_N), dtype)
+            acc = T.alloc_fragment((block_M, block_N), accum_dtype)
+            T.clear(acc)
+            for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=2):
+                T.copy(A[by * block_M, k * block_K], A_s)
+                T.copy(B[k * block_K, bx * block_N], B_s)
+                T.gemm(A_s, B_s, acc)
+            T.copy(acc, C[by * block_M, bx * block_N])
+    return gemm
+
+
+def test_same_tile_ir_as_the_prim_func_form():
+    def strip(ir):
+        return re.sub(r' ?loc\("(?:[^"\\]|\\.)*":\d+:\d+\)', "", ir)
+
+    current = gemm.get_tir(M=256, N=192, K=96, block_M=64, block_N=64, block_K=32)
+    prim = gemm_prim_func(256, 192, 96, 64, 64, 32).script()
+    assert strip(current) == strip(prim)
+
+
+def test_constant_given_in_a_call_is_checked_against_shapes(rng):
+    with pytest.raises(TileCompileError) as e:
+        gemm(halves(rng, 64, 40), halves(rng, 40, 32), 32, 32, 16, M=60)
+    assert_located_here(e, "gemm-A", "constant 'M' is 60 from the value passed",
+                        "dimension 0 of 'A' is 64")
 
 
 # ------------------------------------------------------------------ errors

@@ -258,14 +258,15 @@ class CurrentTranslator(Translator):
             if name in self.const_nodes:
                 raise self.error(f"constant '{name}' is declared twice", node)
             self.const_nodes[name] = node
-            if name in self.consts:
+            if self.probing:
+                # Even a given constant: the call's shapes are checked by name.
+                values.append(ConstPlaceholder(name))
+            elif name in self.consts:
                 v = self.consts[name]
                 if isinstance(v, bool) or not isinstance(v, int):
                     raise self.error(f"constant '{name}' is given {v!r}; shape constants are "
                                      "integers", node)
                 values.append(v)
-            elif self.probing:
-                values.append(ConstPlaceholder(name))
             else:
                 raise self.error(f"constant '{name}' has no value: pass it to .compile("
                                  f"{name}=...) or call '{self.fn.__name__}' with tensors whose "
