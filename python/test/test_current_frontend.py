@@ -12,6 +12,7 @@ import pytest
 import tilemlir
 import tilemlir.language as T
 from tilemlir import TileCompileError, _compiler
+from tilemlir.jit.current import KernelFunction
 
 from test_errors import assert_located
 
@@ -254,6 +255,25 @@ def test_prim_func_factories_keep_working_and_have_compile():
     a = np.arange(32, dtype=np.float32)
     assert factory.compile(32) is factory(32)
     np.testing.assert_allclose(factory(32)(a), a * 2.0)
+
+
+def test_factory_calling_numpy_empty_is_still_a_factory():
+    @tilemlir.jit(out_idx=[-1], target="cpu")
+    def factory(N):
+        offsets = np.empty(N)  # numpy's empty, not T.empty
+        offsets.fill(1.0)
+        bias = float(offsets[0])
+
+        @T.prim_func
+        def k(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+            with T.Kernel(1, threads=32) as bx:
+                for i in T.Parallel(N):
+                    B[i] = A[i] + bias
+        return k
+
+    assert not isinstance(factory, KernelFunction)
+    a = np.arange(8, dtype=np.float32)
+    np.testing.assert_allclose(factory(8)(a), a + 1.0)
 
 
 def gemm_prim_func(M, N, K, block_M, block_N, block_K, dtype=T.float16, accum_dtype=T.float32):

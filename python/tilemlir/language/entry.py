@@ -329,6 +329,20 @@ def _name_of(node):
     return node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", None)
 
 
+def _names_language(node, fn):
+    """Whether `node` is a name that `fn` sees as tilemlir.language (`T`),
+    so that T.empty is told from np.empty."""
+    if not isinstance(node, ast.Name):
+        return False
+    closure = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    if node.id in closure:
+        try:
+            return closure[node.id].cell_contents is T
+        except ValueError:
+            return False
+    return fn.__globals__.get(node.id) is T
+
+
 def is_current_style(fn):
     """Whether `fn` is itself a kernel rather than a factory of one: it
     defines no @T.prim_func, and has tensor annotations (in its signature or
@@ -342,7 +356,7 @@ def is_current_style(fn):
                 and any(_name_of(d) == "prim_func" for d in node.decorator_list):
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
-                node.func.attr in ("const", "empty"):
+                node.func.attr in ("const", "empty") and _names_language(node.func.value, fn):
             return True
     for stmt in func_def.body:
         if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
