@@ -59,10 +59,6 @@ class ConstPlaceholder(T.DynamicDim):
     def __neg__(self): return ConstPlaceholder(f"-{self}", bindable=False)  # noqa: E704
 
 
-class _StopProbe(Exception):
-    """The probe has seen the declarations (it stops at the kernel)."""
-
-
 class _Fn:
     """What the Translator needs of a prim_func: the Python function."""
 
@@ -98,22 +94,16 @@ class CurrentTranslator(Translator):
     # ------------------------------------------------------------ entry point
 
     def translate(self):
-        self.params = []
         self.scopes[0].vars.update(self.values)
         for name, p in inspect.signature(self.fn).parameters.items():
             if isinstance(p.annotation, T.TensorSpec):
                 self.declare_input(name, p.annotation, self.func_def)
-        try:
-            for stmt in self.func_def.body:
-                if self.probing and (set(self.probe) <= set(self.inputs) or
-                                   isinstance(stmt, (ast.With, ast.For, ast.While))):
-                    raise _StopProbe
-                self.stmt(stmt)
-        except _StopProbe:
-            return None
-        if self.probing:
-            return None
-        return self.module()
+        for stmt in self.func_def.body:
+            if self.probing and (set(self.probe) <= set(self.inputs) or
+                                 isinstance(stmt, (ast.With, ast.For, ast.While))):
+                break
+            self.stmt(stmt)
+        return None if self.probing else self.module()
 
     def module(self):
         for name, (_, _, node) in self.outputs.items():
