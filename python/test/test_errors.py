@@ -17,28 +17,28 @@ from tilemlir import TileCompileError
 THIS_FILE = inspect.getsourcefile(lambda: None)
 
 
-def line_of(marker):
-    """The line of this file that ends with the comment `# <marker>`."""
-    with open(THIS_FILE) as f:
+def line_of(marker, source=THIS_FILE):
+    """The line of `source` (this file) that ends with the comment `# <marker>`."""
+    with open(source) as f:
         for n, line in enumerate(f, 1):
             if line.rstrip().endswith(f"# <{marker}>"):
                 return n
     raise AssertionError(f"no line marked <{marker}>")
 
 
-def assert_located(excinfo, marker, *fragments):
-    """The error's message starts with this file and the marked line, shows
-    that line's source, and contains each fragment."""
+def assert_located(excinfo, marker, *fragments, source=THIS_FILE):
+    """The error's message starts with `source` (this file) and the marked
+    line, shows that line's source, and contains each fragment."""
     err = excinfo.value
     msg = str(err)
-    line = line_of(marker)
+    line = line_of(marker, source)
     m = re.match(r"(.*?):(\d+):(?:(\d+):)? ", msg)
     assert m, f"message does not start with file:line: {msg!r}"
-    assert os.path.samefile(m.group(1), THIS_FILE), msg
-    assert msg.startswith(THIS_FILE + ":"), msg
+    assert os.path.samefile(m.group(1), source), msg
+    assert msg.startswith(source + ":"), msg
     assert int(m.group(2)) == line, f"reported line {m.group(2)}, expected {line}:\n{msg}"
     assert err.lineno == line
-    source_line = open(THIS_FILE).read().splitlines()[line - 1].strip()
+    source_line = open(source).read().splitlines()[line - 1].strip()
     assert source_line in msg, msg
     for frag in fragments:
         assert frag in msg, f"{frag!r} not in {msg!r}"

@@ -284,6 +284,12 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         output_indices(out_idx, params)
     except TileCompileError as e:
         raise at_caller(e) from None
+    return build(func, ir, launch, params, out_idx, target)
+
+
+def build(func, ir, launch, params, out_idx, target):
+    """The JITKernel of translated tile IR (`target` resolved): from the
+    disk cache, or compiled and stored there."""
     # The package and its compiler library are one release: the key uses the
     # package's version, so bundles built elsewhere (or shipped) are found
     # where no compiler is installed.
@@ -301,7 +307,7 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
             # damaged entry.
             cache.discard(key)
     if target == "cpu":
-        entry = _build_bundle(func, ir, params, key, version, compiler_id)
+        entry = _build_bundle(func.__name__, ir, params, key, version, compiler_id)
     else:
         entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
@@ -393,13 +399,13 @@ def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
     return cache.store(key, bundle, files)
 
 
-def _build_bundle(func, ir, params, key, version, compiler_id):
+def _build_bundle(entry_name, ir, params, key, version, compiler_id):
     with tempfile.TemporaryDirectory(prefix="tilemlir-") as tmp:
         so = pathlib.Path(tmp) / "kernel.so"
         llvm_ir = _compiler().compile_cpu(ir, so)
         files = {"kernel.so": so.read_bytes(), "kernel.ll": llvm_ir.encode(),
                  "kernel.mlir": ir.encode()}
-    meta = {"target": "cpu", "entry": func.fn.__name__, "library": "kernel.so",
+    meta = {"target": "cpu", "entry": entry_name, "library": "kernel.so",
             "params": params, "compiler_version": version,
             "compiler_id": compiler_id}
     return cache.store(key, meta, files)
@@ -408,9 +414,23 @@ def _build_bundle(func, ir, params, key, version, compiler_id):
 def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, target_host=None,
         verbose=False, pass_configs=None, debug_root_path=None, compile_flags=None):
     """@tilemlir.jit(out_idx=[-1]) on a function that returns a T.prim_func:
-    calling it compiles (once per distinct arguments) and returns the kernel."""
+    calling it (or its .compile) compiles (once per distinct arguments) and
+    returns the kernel. On a function that is itself the kernel (a
+    top-level `with T.Kernel`, TileLang's current front end): a
+    current.KernelFunction."""
 
     def decorate(factory):
+        from .current import KernelFunction
+        from ..language.entry import is_current_style
+        if is_current_style(factory):
+            if out_idx is not None:
+                raise at_caller(TileCompileError(
+                    f"error: out_idx is for functions that return a T.prim_func; "
+                    f"{factory.__name__} is itself the kernel: it returns its outputs, made "
+                    "with T.empty(shape, dtype)"))
+            return KernelFunction(factory, target, dict(
+                execution_backend=execution_backend, target_host=target_host, verbose=verbose,
+                pass_configs=pass_configs, compile_flags=compile_flags))
         kernels = {}
 
         @functools.wraps(factory)
@@ -432,6 +452,7 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
             return kernels[key]
 
         wrapper.factory = factory
+        wrapper.compile = wrapper
         wrapper.out_idx = out_idx
         wrapper.target = target
         return wrapper

@@ -59,15 +59,28 @@ class TensorSpec:
         return f"T.Tensor({self.shape}, {self.dtype})"
 
 
-def Tensor(shape, dtype="float32"):
-    try:
-        return TensorSpec(shape, dtype)
-    except TypeError as e:
-        # Evaluated in the annotation of the user's kernel: report it there.
-        from ..errors import TileCompileError, caller_location
-        raise TileCompileError("error: " + str(e), *caller_location(1)) from None
+class _TensorAnnotation:
+    """T.Tensor: `T.Tensor((M, K), dtype)` or `T.Tensor[(M, K), dtype]`
+    makes a TensorSpec (the dtype defaults to float32)."""
+
+    def __call__(self, shape, dtype="float32"):
+        try:
+            return TensorSpec(shape, dtype)
+        except TypeError as e:
+            # Evaluated in the annotation of the user's kernel: report it there.
+            from ..errors import TileCompileError, caller_location
+            raise TileCompileError("error: " + str(e), *caller_location(1)) from None
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (DType, str)):
+            return self(*key)
+        return self(key)
+
+    def __repr__(self):
+        return "T.Tensor"
 
 
+Tensor = _TensorAnnotation()
 Buffer = Tensor
 
 
@@ -135,6 +148,20 @@ def _ceildiv(a, b):
     return -(-a // b)
 
 
+# The current front end (a @tilemlir.jit function that is the kernel):
+# T.const names the shape constants, T.empty makes an output tensor.
+const = Intrinsic("const")
+empty = Intrinsic("empty")
+
+
+def _strided_tensor(*args, **kwargs):
+    from ..errors import TileCompileError, caller_location
+    raise TileCompileError("error: T.StridedTensor (a tensor with explicit strides) is not "
+                           "supported yet; annotate a contiguous T.Tensor(shape, dtype)",
+                           *caller_location(1))
+
+
+StridedTensor = Intrinsic("StridedTensor", _strided_tensor)
 # Kernel structure and loops.
 Kernel = Intrinsic("Kernel")
 Parallel = Intrinsic("Parallel")
