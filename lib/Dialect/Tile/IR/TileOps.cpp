@@ -312,8 +312,14 @@ LogicalResult KernelOp::verify() {
   }
   if ((*this)->getParentOfType<KernelOp>())
     return emitOpError() << "cannot be nested in another tile.kernel";
+  return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
   // Shared, fragment and local buffers are the block's own: one from
   // outside (a function argument) would have no storage in the block.
+  // (After the nested ops' own verifiers, which report what else is wrong
+  // with such a buffer first.)
   WalkResult captured = getBody().walk([&](Operation *op) {
     for (Value operand : op->getOperands()) {
       auto type = dyn_cast<MemRefType>(operand.getType());

@@ -103,7 +103,8 @@ LogicalResult verifyThreadStorage(KernelOp kernel, const TargetInfo &target) {
       int64_t bytes = getBufferBytes(frag.getType());
       int64_t registers = bytes / 4 + (bytes % 4 != 0);
       int64_t share = registers / threads + (registers % threads != 0);
-      if (share > target.getMaxRegistersPerThread()) {
+      if (target.getMaxRegistersPerThread() &&
+          share > target.getMaxRegistersPerThread()) {
         frag.emitOpError() << "needs " << (bytes == kMax ? "more than " : "")
                            << share << " 32-bit registers in each of the block's "
                            << threads << " threads; " << target.getName()
@@ -116,7 +117,8 @@ LogicalResult verifyThreadStorage(KernelOp kernel, const TargetInfo &target) {
       localBytes = bytes > kMax - localBytes ? kMax : localBytes + bytes;
     }
   });
-  if (localBytes > target.getMaxLocalBytesPerThread()) {
+  if (target.getMaxLocalBytesPerThread() &&
+      localBytes > target.getMaxLocalBytesPerThread()) {
     kernel.emitOpError() << "allocates " << bytesStr(localBytes)
                          << " bytes of local buffers, which every thread "
                             "holds a copy of; "
