@@ -97,7 +97,9 @@ KNOWN_UPSTREAM_CRASHES = [
 
 # An error diagnostic as the SourceMgr handler prints it: `LOC: error: `
 # at the start of a line (LOC empty for a diagnostic without a location).
-ERROR_LINE = re.compile(r"^(?:(?P<loc>\S[^\n]*?): )?error: ", re.MULTILINE)
+# (The echo of a source line under a diagnostic may hold `error:` too, after
+# text with spaces: a location has none.)
+ERROR_LINE = re.compile(r"^(?:(?P<loc>\S+): )?error: ", re.MULTILINE)
 FILE_LINE_COL = re.compile(r"^(?!<unknown>:0$).+:\d+:\d+$")
 # A location of the input other than `loc("file":line:col)`: errors at
 # such ops cannot point into a file.
@@ -802,8 +804,8 @@ def fuzz(args, runner, pipelines):
         for i, case in enumerate(split_cases(text)):
             # Drop lit/FileCheck lines: they only dilute the mutations.
             case = "\n".join(l for l in case.split("\n")
-                             if not re.match(r"\s*//\s*(RUN|CHECK|expected-)",
-                                             l))
+                             if not re.match(r"\s*//\s*(RUN:|expected-|"
+                                             r"[A-Z][A-Z0-9_-]*:)", l))
             if not known_upstream_crash(case):
                 seeds.append(("%s#%d" % (rel, i), case))
     if not seeds:
