@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
@@ -233,12 +234,18 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   return success(ok);
 }
 
-/// Checks a memref type the lowerings will meet: a strided layout (what
+/// Checks a type the lowerings will meet: no tf32 elements; for memrefs a
+/// strided layout (what
 /// LLVM's memref descriptor holds), and global memory (no memory space)
 /// outside kernels, a tile scope or global memory inside. `emit` starts the
 /// diagnostic with what has the type.
 LogicalResult verifyMemRefType(Type type, bool inKernel,
                                function_ref<InFlightDiagnostic()> emit) {
+  // LLVM has no type for tf32 (a tensor-core input format, not storage).
+  if (isa<FloatTF32Type>(getElementTypeOrSelf(type)))
+    return emit() << "has type " << type
+                  << "; tf32 has no LLVM type to lower it to: keep the data "
+                     "in f32 (f32 gemms run as tf32 on tensor cores)";
   auto memref = dyn_cast<BaseMemRefType>(type);
   if (!memref)
     return success();

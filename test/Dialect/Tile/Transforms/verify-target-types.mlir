@@ -58,3 +58,15 @@ func.func @foreign_space_in_kernel() {
   }
   return
 }
+
+// -----
+
+// tf32 is no storage format: LLVM has no type for it.
+func.func @tf32_buffer() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op result #0 has type 'memref<4xtf32, #tile.scope<shared>>'; tf32 has no LLVM type to lower it to: keep the data in f32}}
+    %a = tile.alloc_shared : memref<4xtf32, #tile.scope<shared>>
+    tile.clear %a : memref<4xtf32, #tile.scope<shared>>
+  }
+  return
+}
