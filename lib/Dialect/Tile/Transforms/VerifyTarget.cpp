@@ -235,9 +235,8 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
 }
 
 /// Checks a type the lowerings will meet: no tf32 elements; for memrefs a
-/// strided layout (what
-/// LLVM's memref descriptor holds), and global memory (no memory space)
-/// outside kernels, a tile scope or global memory inside. `emit` starts the
+/// strided layout (what LLVM's memref descriptor holds), and global memory
+/// (no memory space) outside kernels, a tile scope or global memory inside. `emit` starts the
 /// diagnostic with what has the type.
 LogicalResult verifyMemRefType(Type type, bool inKernel,
                                function_ref<InFlightDiagnostic()> emit) {
