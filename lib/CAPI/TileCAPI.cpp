@@ -102,7 +102,7 @@ char *tileRunPipeline(const char *ir, const char *pipeline, char **error) {
                           "': " + parseErrors + "\n");
       return nullptr;
     }
-    if (failed(pm.run(*module))) {
+    if (failed(pm.run(*module)) || diagnostics.sawError()) {
       setError(error, diagnostics.take());
       return nullptr;
     }
@@ -201,7 +201,7 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
   }
   PassManager kernels(context.get());
   buildTileToGPUKernelsPipeline(kernels, chip);
-  if (failed(kernels.run(*module))) {
+  if (failed(kernels.run(*module)) || diagnostics.sawError()) {
     setError(error, diagnostics.take());
     return 1;
   }
@@ -280,7 +280,7 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
   options.format = format;
   PassManager lower(context.get());
   buildGPUKernelsToNVVMPipeline(lower, options);
-  if (failed(lower.run(*module))) {
+  if (failed(lower.run(*module)) || diagnostics.sawError()) {
     setError(error, diagnostics.take());
     return 1;
   }

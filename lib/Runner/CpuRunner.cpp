@@ -33,12 +33,16 @@ using namespace mlir::tile;
 DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
     : handler(context, [this](Diagnostic &diag) {
         llvm::raw_string_ostream os(text);
+        errors |= diag.getSeverity() == DiagnosticSeverity::Error;
         auto emit = [&](Diagnostic &d) {
-          if (auto loc = dyn_cast<FileLineColLoc>(d.getLocation()))
+          FileLineColLoc loc;
+          d.getLocation()->walk([&](Location inner) {
+            loc = dyn_cast<FileLineColLoc>(inner);
+            return loc ? WalkResult::interrupt() : WalkResult::advance();
+          });
+          if (loc)
             os << loc.getFilename().getValue() << ":" << loc.getLine() << ":"
                << loc.getColumn() << ": ";
-          else if (auto fused = dyn_cast<FusedLoc>(d.getLocation()))
-            os << fused << ": ";
           switch (d.getSeverity()) {
           case DiagnosticSeverity::Error:
             os << "error: ";
@@ -84,7 +88,7 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
 
   PassManager pm(context);
   buildTileToCPUPipeline(pm);
-  if (failed(pm.run(module))) {
+  if (failed(pm.run(module)) || diagnostics.sawError()) {
     error = diagnostics.take();
     if (error.empty())
       error = "error: tile-to-cpu failed\n";

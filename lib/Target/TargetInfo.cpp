@@ -80,7 +80,14 @@ public:
   int64_t getMaxSharedMemoryBytes() const override {
     return sm >= 90 ? 227 * 1024 : 163 * 1024;
   }
+  int64_t getMaxRegistersPerThread() const override { return 255; }
+  int64_t getMaxLocalBytesPerThread() const override { return 512 * 1024; }
+  int64_t getMaxGridExtent(unsigned dim) const override {
+    return dim == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+  }
   bool supportsClusters() const override { return sm >= 90; }
+  // The portable cluster size (16 needs an opt-in at launch).
+  int64_t getMaxClusterBlocks() const override { return sm >= 90 ? 8 : 0; }
   bool fusesSharedEpilogues() const override { return sm >= 90; }
   bool supportsGemm(Type a, Type b, Type c) const override {
     if (isBaseMma(a, b, c))
@@ -187,8 +194,8 @@ public:
   }
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
-    return prepareKernelForNVVM(rewriter, kernel, sm,
-                                getMaxSharedMemoryBytes());
+    return prepareKernelForNVVM(rewriter, kernel, sm, getMaxSharedMemoryBytes(),
+                                getMaxRegistersPerThread());
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns, sm);
@@ -214,6 +221,11 @@ public:
   int64_t getWarpSize() const override { return 64; }
   int64_t getMaxThreadsPerBlock() const override { return 1024; }
   int64_t getMaxSharedMemoryBytes() const override { return 64 * 1024; }
+  // 512 VGPRs (arch and accumulation registers) a lane.
+  int64_t getMaxRegistersPerThread() const override { return 512; }
+  int64_t getMaxGridExtent(unsigned dim) const override {
+    return dim == 0 ? std::numeric_limits<int32_t>::max() : 65535;
+  }
   bool supportsGemm(Type a, Type b, Type c) const override {
     return isBaseMma(a, b, c) || (isAmdFp8(a) && isAmdFp8(b) && c.isF32());
   }

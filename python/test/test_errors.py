@@ -833,3 +833,47 @@ def test_compile_options_tilelang_passes_are_accepted(tiny):
     a = np.zeros(4, np.float32)
     kernel(a)
     assert a[0] == 1.0
+
+
+# The C API (what compile() calls) reports every error of the C++ compiler
+# with the location of the op, through fused and named locations too, and
+# fails on an error even where the pass that printed it did not fail.
+_SHARED_ARG_IR = '''
+func.func @f(%a: memref<4xf32, #tile.scope<shared>> loc("user.py":12:5)) {
+  return loc("user.py":13:5)
+} loc(fused["user.py":11:1, "f"])
+'''
+
+_UI8_COPY_IR = '''
+func.func @f(%a: memref<64xi8>, %b: memref<64xi8>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<64xui8, #tile.scope<shared>> loc("user.py":7:9)
+  } loc("user.py":6:5)
+  return
+}
+'''
+
+
+@pytest.mark.parametrize("target", ["cpu", "sm_80", "sm_90a"])
+@pytest.mark.parametrize("ir, line, fragment", [
+    (_SHARED_ARG_IR, 12, "argument #0 of @f"),
+    (_UI8_COPY_IR, 7, "signless"),
+])
+def test_capi_errors_are_located(tmp_path, target, ir, line, fragment):
+    from tilemlir import _compiler
+    with pytest.raises(TileCompileError) as e:
+        if target == "cpu":
+            _compiler.compile_cpu(ir, tmp_path / "k.so")
+        else:
+            _compiler.compile_cuda(ir, target, fmt="isa")
+    assert (e.value.filename, e.value.lineno) == ("user.py", line), str(e.value)
+    assert fragment in str(e.value)
+    assert "<unknown>" not in str(e.value)
+
+
+def test_capi_pipeline_error_without_failure():
+    """convert-func-to-llvm prints its type converter's error (without a
+    location) and succeeds: run_pipeline must fail all the same."""
+    from tilemlir import _compiler
+    with pytest.raises(TileCompileError, match="memory space"):
+        _compiler.run_pipeline(_SHARED_ARG_IR, "convert-func-to-llvm")

@@ -27,7 +27,16 @@ Two modes:
 
 A run fails when tile-opt dies by a signal, exits with a code other than 0
 or 1 (other than 1 with --check-corpus), prints "LLVM ERROR", a stack dump
-or "PLEASE submit a bug report", or runs longer than --timeout seconds.
+or "PLEASE submit a bug report", or runs longer than --timeout seconds. It
+also fails when it prints an error and exits 0, or prints an error without
+a location in the input (`<unknown>:0`, `loc(unknown)`, or an `error:` line
+without file:line:col), unless the input gave its ops other locations.
+
+The mutations know the structure of tile IR: besides tokens and lines they
+change memref types (shapes, element types, memory spaces, layouts: strided,
+permuted and non-strided maps) where they are written or everywhere a type
+is used (so that the mutant still verifies and reaches the lowerings),
+tile op names, threads, num_stages and region terminators.
 Unless --no-strict, printing, --verify-roundtrip and --canonicalize --cse
 must also succeed on every input that verifies. Failing inputs are saved
 in --save-dir and printed with the command that failed. The script ends
@@ -86,6 +95,39 @@ KNOWN_UPSTREAM_CRASHES = [
 ]
 
 
+# An error diagnostic as the SourceMgr handler prints it: `LOC: error: `
+# at the start of a line (LOC empty for a diagnostic without a location).
+# (The echo of a source line under a diagnostic may hold `error:` too, after
+# text with spaces: a location has none.)
+ERROR_LINE = re.compile(r"^(?:(?P<loc>\S+): )?error: ", re.MULTILINE)
+FILE_LINE_COL = re.compile(r"^(?!<unknown>:0$).+:\d+:\d+$")
+# A location of the input other than `loc("file":line:col)`: errors at
+# such ops cannot point into a file.
+FOREIGN_LOC = re.compile(r'loc\((?!\s*"[^"\n]*"\s*:\s*\d+\s*:\s*\d+\s*\))|#loc')
+
+
+def diagnostic_problem(text, returncode, err):
+    """Why the diagnostics of a run that ended with `returncode` are wrong,
+    or None: an error must make the run fail, and it must point into the
+    input (file:line:col), unless the input itself gave its ops other
+    locations."""
+    errors = list(ERROR_LINE.finditer(err))
+    if not errors:
+        return None
+    if returncode == 0:
+        return "exit code 0 after an error: %s" % errors[0].group(0).strip()
+    if FOREIGN_LOC.search(text):
+        return None
+    for m in errors:
+        loc = m.group("loc")
+        if loc is None or not FILE_LINE_COL.match(loc):
+            line = err[m.start():].split("\n", 1)[0]
+            return "error without a location: %s" % line[:160]
+    if re.search(r"loc\(unknown\)", err):
+        return "a diagnostic prints loc(unknown)"
+    return None
+
+
 def known_upstream_crash(text):
     return any(all(regex.search(text) for regex in regexes)
                for regexes, _ in KNOWN_UPSTREAM_CRASHES)
@@ -107,6 +149,11 @@ BASE_PIPELINES = [
     "--tile-lower-ops --tile-lower-kernel",
     "--tile-lower-ops=target=sm_90a",
     "--tile-lower-ops=target=gfx942",
+    "--tile-lower-ops=target=sm_80",
+    "--tile-lower-kernel",
+    "--tile-lower-kernel=target=sm_80",
+    "--tile-infer-layouts=target=sm_90a",
+    "--tile-to-nvvm='chip=sm_80 format=isa'",
 ]
 
 # ---------------------------------------------------------------------------
@@ -373,6 +420,124 @@ def mut_attr_entry(rng, text):
     return _splice(text, pos, pos, "," + m.group())
 
 
+MEMREF_RE = re.compile(r"memref<(?P<shape>(?:(?:\d+|\?)x)*)"
+                       r"(?P<elt>[A-Za-z]\w*)(?P<rest>(?:[^<>]|<[^<>]*"
+                       r"(?:<[^<>]*>[^<>]*)*>)*)>")
+
+
+def _layouts(rank):
+    """Layouts for a memref of `rank`: strided ones the lowerings take, and
+    permutations, non-strided maps and maps of the wrong rank."""
+    dims = ["d%d" % i for i in range(rank)]
+    args = "(%s)" % ", ".join(dims)
+    out = ["strided<[%s]>" % ", ".join(["?"] * rank),
+           "strided<[%s], offset: ?>" % ", ".join(["?"] * (rank - 1) + ["1"]),
+           "strided<[%s]>" % ", ".join(["0"] * rank),
+           "affine_map<%s -> (%s)>" % (args, ", ".join(dims)),
+           "affine_map<(d0) -> (d0 floordiv 2)>",
+           "strided<[1]>", "strided<[-1, 1]>"]
+    if rank >= 2:
+        out.append("affine_map<%s -> (%s)>" % (args,
+                                               ", ".join(reversed(dims))))
+        out.append("affine_map<%s -> (%s)>" % (
+            args, ", ".join(dims[:-1] + [dims[-1] + " floordiv 2"])))
+        out.append("strided<[1, %s]>" % ", ".join(["?"] * (rank - 1)))
+    return out
+
+
+def _mutate_memref(rng, m):
+    """One structural change of the memref type `m` (a MEMREF_RE match):
+    a dim, the element type, the memory space or the layout."""
+    shape = [d for d in m.group("shape").split("x") if d]
+    elt, rest = m.group("elt"), m.group("rest")
+    choice = rng.randrange(5)
+    if choice == 0 and shape:
+        shape[rng.randrange(len(shape))] = rng.choice(
+            ["0", "1", "?", "3", "17", "4096", "65536", "1048576",
+             "2147483648", "4294967296", "9223372036854775807"])
+    elif choice == 1:
+        elt = rng.choice(["f16", "f32", "f64", "bf16", "i1", "i4", "i8",
+                          "i16", "i32", "i64", "ui8", "si8", "ui32", "si32",
+                          "index", "f8E4M3FN", "f8E5M2", "tf32",
+                          "complex<f32>", "vector<4xf32>"])
+    elif choice == 2:
+        rest = re.sub(r",\s*(#tile\.scope<\w*>|\d+|#gpu\.[^,>]*>)\s*$", "",
+                      rest)
+        if rng.random() < 0.8:
+            rest += ", " + rng.choice(SPACES[:4] + ["3", "5",
+                                      "#gpu.address_space<workgroup>"])
+    elif choice == 3:
+        rest = re.sub(r"^,\s*(strided<[^>]*>|affine_map<[^>]*>)", "", rest)
+        rest = ", " + rng.choice(_layouts(max(1, len(shape)))) + rest
+    else:
+        shape = shape + ["1"] if rng.random() < 0.5 else shape[1:]
+    return "memref<%s%s%s>" % ("".join(d + "x" for d in shape), elt, rest)
+
+
+def mut_memref_one(rng, text):
+    """Changes one memref type where it is written."""
+    m = _pick_match(rng, MEMREF_RE, text)
+    return None if m is None else _splice(text, m.start(), m.end(),
+                                          _mutate_memref(rng, m))
+
+
+def mut_memref_all(rng, text):
+    """Changes a memref type everywhere it is written, so that the ops
+    that share a buffer still agree: the mutant keeps verifying and goes
+    on to the lowerings with odd shapes, element types, memory spaces
+    (function arguments in shared memory) and layouts."""
+    m = _pick_match(rng, MEMREF_RE, text)
+    if m is None:
+        return None
+    return text.replace(m.group(0), _mutate_memref(rng, m))
+
+
+def mut_threads(rng, text):
+    m = _pick_match(rng, re.compile(r"(?<=threads\()\s*\d+\s*(?=\))|"
+                                    r"(?<=threads = )\d+"), text)
+    return None if m is None else _splice(text, m.start(), m.end(), rng.choice(
+        ["0", "1", "2", "31", "32", "33", "64", "96", "127", "128", "192",
+         "256", "384", "512", "640", "1024", "1025", "2048", "65536",
+         "2147483648", "9223372036854775807"]))
+
+
+def mut_stages(rng, text):
+    m = _pick_match(rng, re.compile(r"(?<=num_stages = )-?\d+"), text)
+    return None if m is None else _splice(text, m.start(), m.end(), rng.choice(
+        ["-1", "0", "1", "2", "3", "4", "5", "8", "64", "1024",
+         "2147483648", "9223372036854775807"]))
+
+
+TERMINATORS = ["tile.yield", "\"tile.yield\"() : () -> ()", "func.return",
+               "return", "scf.yield", "tile.yield %c0 : index",
+               "llvm.unreachable", "cf.br ^bb1", "gpu.return",
+               "\"tile.yield\"(%c0) : (index) -> ()"]
+
+
+def mut_terminator(rng, text):
+    """Deletes, duplicates or replaces the terminator of a region, or puts
+    one where a region's body goes on."""
+    lines = _lines(text)
+    ends = [i for i, l in enumerate(lines) if l.strip() == "}"]
+    terms = [i for i, l in enumerate(lines)
+             if re.match(r"\s*(tile\.yield|\"tile\.yield\"|return|"
+                         r"func\.return)\b", l)]
+    choice = rng.randrange(4)
+    if choice == 0 and terms:
+        del lines[rng.choice(terms)]
+    elif choice == 1 and terms:
+        i = rng.choice(terms)
+        lines[i] = re.sub(r"\S.*", rng.choice(TERMINATORS), lines[i], 1)
+    elif choice == 2 and ends:
+        lines.insert(rng.choice(ends), "  " + rng.choice(TERMINATORS))
+    elif len(lines) > 1:
+        lines.insert(rng.randrange(1, len(lines)),
+                     "  " + rng.choice(TERMINATORS))
+    else:
+        return None
+    return "\n".join(lines)
+
+
 MUTATORS = [
     (mut_delete_line, 3), (mut_duplicate_line, 3), (mut_swap_lines, 2),
     (mut_delete_token, 4), (mut_duplicate_token, 1), (mut_swap_tokens, 3),
@@ -380,6 +545,8 @@ MUTATORS = [
     (mut_replace_space, 3), (mut_replace_opname, 3),
     (mut_insert_snippet, 4), (mut_replace_token, 3), (mut_truncate, 1),
     (mut_copy_token, 3), (mut_array, 4), (mut_attr_entry, 3),
+    (mut_memref_one, 3), (mut_memref_all, 6), (mut_threads, 2),
+    (mut_stages, 2), (mut_terminator, 3),
 ]
 _MUT_FUNCS = [f for f, _ in MUTATORS]
 _MUT_WEIGHTS = [w for _, w in MUTATORS]
@@ -445,6 +612,8 @@ class Runner:
             match = CRASH_MARKERS.search(err)
             if match:
                 problem = "printed %r" % match.group(0)[:80]
+        if problem is None:
+            problem = diagnostic_problem(text, proc.returncode, err)
         return proc.returncode, out, err, problem
 
     def report(self, problem, text, pipeline, err, origin, split=False):
@@ -635,8 +804,8 @@ def fuzz(args, runner, pipelines):
         for i, case in enumerate(split_cases(text)):
             # Drop lit/FileCheck lines: they only dilute the mutations.
             case = "\n".join(l for l in case.split("\n")
-                             if not re.match(r"\s*//\s*(RUN|CHECK|expected-)",
-                                             l))
+                             if not re.match(r"\s*//\s*(RUN:|expected-|"
+                                             r"[A-Z][A-Z0-9_-]*:)", l))
             if not known_upstream_crash(case):
                 seeds.append(("%s#%d" % (rel, i), case))
     if not seeds:
@@ -684,7 +853,7 @@ def fuzz(args, runner, pipelines):
 
     start = time.time()
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        valid_seeds = check(seeds, pool)
+        valid_seeds = check(seeds, pool, passes=args.seed_passes)
         # Generic forms of the valid seeds: the verifiers see them without
         # the custom parsers in front. They parse into the same IR as their
         # seeds, so the passes need not see them again (their mutants do).
@@ -764,6 +933,11 @@ def main():
                         help="drop the pipelines that match REGEX "
                              "(repeatable; a stopgap for a pass under "
                              "construction)")
+    parser.add_argument("--no-seed-passes", dest="seed_passes",
+                        action="store_false",
+                        help="only parse and verify the seeds (their lit "
+                             "tests run the passes on them); the mutants "
+                             "still run every pipeline")
     parser.add_argument("--no-generic", action="store_true",
                         help="do not add the generic forms of the seeds")
     parser.add_argument("--no-strict", dest="strict", action="store_false",
@@ -799,7 +973,7 @@ def main():
             # and with all the dialects the full lowerings load, is enough.
             pipelines = [p for p in pipelines
                          if p in ("", "--canonicalize --cse") or
-                         re.fullmatch(r"--tile-to-\w+", p)]
+                         re.match(r"--tile-to-\w+(=|$)", p)]
     for pattern in args.exclude_pipeline:
         pipelines = [p for p in pipelines if p == "" or
                      not re.search(pattern, p)]

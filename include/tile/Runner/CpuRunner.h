@@ -20,14 +20,20 @@
 namespace mlir::tile {
 
 /// Collects the diagnostics emitted while it lives as
-/// "file:line:col: error: message" lines (notes included).
+/// "file:line:col: error: message" lines (notes included), located at the
+/// first file position of their location (a fused, call-site or named
+/// location's).
 class DiagnosticCollector {
 public:
   explicit DiagnosticCollector(MLIRContext *context);
   std::string take();
+  /// Whether an error was emitted: a pass that reports one fails the
+  /// compilation even where it returned success.
+  bool sawError() const { return errors; }
 
 private:
   std::string text;
+  bool errors = false;
   ScopedDiagnosticHandler handler;
 };
 

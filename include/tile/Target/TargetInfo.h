@@ -13,6 +13,7 @@
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <limits>
 #include <memory>
 
 namespace mlir::tile {
@@ -30,6 +31,19 @@ public:
   virtual int64_t getMaxThreadsPerBlock() const = 0;
   /// Shared memory a block may use, in bytes.
   virtual int64_t getMaxSharedMemoryBytes() const = 0;
+  /// 32-bit registers a thread may use, which bounds its share of each
+  /// fragment; 0 where fragments are ordinary memory (CPU).
+  virtual int64_t getMaxRegistersPerThread() const { return 0; }
+  /// Bytes of local buffers (each thread's own copy) a thread may hold;
+  /// 0 where they are memory of the block (CPU: counted with shared
+  /// memory).
+  virtual int64_t getMaxLocalBytesPerThread() const { return 0; }
+  /// Largest grid extent in dimension `dim` (0, 1, 2).
+  virtual int64_t getMaxGridExtent(unsigned dim) const {
+    return std::numeric_limits<int64_t>::max();
+  }
+  /// Blocks a thread-block cluster may have (where clusters exist).
+  virtual int64_t getMaxClusterBlocks() const { return 0; }
   /// True when thread-block clusters exist.
   virtual bool supportsClusters() const { return false; }
   /// True when the shared tile of TileLang's epilogue (getSharedEpilogue)

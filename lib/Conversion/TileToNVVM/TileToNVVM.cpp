@@ -2425,7 +2425,8 @@ static int64_t swizzleChunksOf(Value buffer) {
 
 LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                                                KernelOp kernel, int sm,
-                                               int64_t sharedLimit) {
+                                               int64_t sharedLimit,
+                                               int64_t registerLimit) {
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
   auto lowered = [&](Operation *alloc, Value storage,
@@ -2489,6 +2490,17 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
         return frag.emitOpError()
                << "has no register layout with an inverse; run "
                   "tile-infer-layouts first";
+      // The walks below unroll over a thread's registers: bound them first
+      // (tile-verify-target checks the share before layouts replicate it).
+      uint64_t words = llvm::divideCeil(uint64_t(getBufferBytes(type)), 4);
+      uint64_t share = llvm::SaturatingMultiply(
+          llvm::divideCeil(words, uint64_t(layout.getThreads())),
+          uint64_t(layout.getReplicate()));
+      if (share > uint64_t(registerLimit))
+        return frag.emitOpError()
+               << "needs " << share << " 32-bit registers a thread in its "
+               << "layout; the target has " << registerLimit
+               << " (use a smaller tile or more threads)";
       int64_t elements = type.getNumElements() * layout.getReplicate();
       int64_t registers =
           (elements + layout.getThreads() - 1) / layout.getThreads();

@@ -22,9 +22,12 @@ namespace mlir::tile {
 /// buffers per-thread arrays; pipelined loops get their stage buffers (TMA
 /// and mbarriers on sm >= 90 where wgmma reads them, cp.async otherwise).
 /// Run before the op patterns. `sharedLimit`: the shared memory a block may
-/// have, which optional buffers (a persistent GEMM's epilogue) stay within.
+/// have, which optional buffers (a persistent GEMM's epilogue) stay within;
+/// `registerLimit`: the 32-bit registers a thread may have, which bounds
+/// each fragment's share.
 LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
-                                   int sm, int64_t sharedLimit);
+                                   int sm, int64_t sharedLimit,
+                                   int64_t registerLimit);
 
 /// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs.
 void populateTileToNVVMOpPatterns(RewritePatternSet &patterns, int sm);

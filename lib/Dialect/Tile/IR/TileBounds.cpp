@@ -120,8 +120,8 @@ template <typename AtomicOpT> static LogicalResult checkAtomic(AtomicOpT op) {
 /// A constant index or region of a load, store or atomic in the body that
 /// lies outside its on-chip buffer is reported at the op (tile.copy checks
 /// its regions itself).
-LogicalResult KernelOp::verifyRegions() {
-  WalkResult result = walk([](Operation *op) {
+LogicalResult mlir::tile::verifyOnChipIndices(KernelOp kernel) {
+  WalkResult result = kernel.walk([](Operation *op) {
     LogicalResult ok =
         TypeSwitch<Operation *, LogicalResult>(op)
             .Case([](memref::LoadOp load) {

@@ -9,6 +9,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 
@@ -78,6 +79,25 @@ std::optional<SharedEpilogue> mlir::tile::getSharedEpilogue(Value tile) {
     if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
       return std::nullopt;
   return ep;
+}
+
+int64_t mlir::tile::getBufferBytes(MemRefType type) {
+  Type elt = type.getElementType();
+  uint64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
+  uint64_t elements = 1;
+  bool overflow = false, stepOverflow = false;
+  for (int64_t dim : type.getShape()) {
+    elements = llvm::SaturatingMultiply(
+        elements, static_cast<uint64_t>(std::max<int64_t>(dim, 0)),
+        &stepOverflow);
+    overflow |= stepOverflow;
+  }
+  uint64_t totalBits = llvm::SaturatingMultiply(elements, bits, &stepOverflow);
+  overflow |= stepOverflow;
+  uint64_t bytes = totalBits / 8 + (totalBits % 8 != 0);
+  if (overflow || bytes > uint64_t(std::numeric_limits<int64_t>::max()))
+    return std::numeric_limits<int64_t>::max();
+  return static_cast<int64_t>(bytes);
 }
 
 StringRef mlir::tile::stringifyScopeOf(MemRefType type) {

@@ -6,6 +6,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
@@ -132,6 +133,28 @@ LogicalResult mlir::tile::verifyInKernel(Operation *op) {
     return success();
   return op->emitOpError() << "must be inside a tile.kernel: tile ops and "
                               "buffers belong to the blocks of a kernel";
+}
+
+LogicalResult mlir::tile::verifySignlessIntegers(Operation *op) {
+  auto check = [&](Type type, StringRef what, unsigned index) -> LogicalResult {
+    Type elt = getElementTypeOrSelf(type);
+    auto integer = dyn_cast<IntegerType>(elt);
+    if (!integer || integer.isSignless())
+      return success();
+    return op->emitOpError()
+           << what << " #" << index << " has "
+           << (elt == type ? "type " : "element type ") << elt
+           << "; tile ops take signless integers (i" << integer.getWidth()
+           << "): as in arith, signedness belongs to the operations, not "
+              "to the data";
+  };
+  for (auto [i, type] : llvm::enumerate(op->getOperandTypes()))
+    if (failed(check(type, "operand", i)))
+      return failure();
+  for (auto [i, type] : llvm::enumerate(op->getResultTypes()))
+    if (failed(check(type, "result", i)))
+      return failure();
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -290,6 +313,32 @@ LogicalResult KernelOp::verify() {
   if ((*this)->getParentOfType<KernelOp>())
     return emitOpError() << "cannot be nested in another tile.kernel";
   return success();
+}
+
+LogicalResult KernelOp::verifyRegions() {
+  // Shared, fragment and local buffers are the block's own: one from
+  // outside (a function argument) would have no storage in the block.
+  // (After the nested ops' own verifiers, which report what else is wrong
+  // with such a buffer first.)
+  WalkResult captured = getBody().walk([&](Operation *op) {
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || !getScope(type) ||
+          getBody().isAncestor(operand.getParentRegion()))
+        continue;
+      op->emitOpError() << "uses a " << stringifyScopeOf(type)
+                        << " buffer defined outside its tile.kernel (" << type
+                        << "); tile buffers belong to the blocks of "
+                           "a kernel: allocate it inside with tile.alloc_"
+                        << stringifyScopeOf(type)
+                        << ", or pass a global memref (no memory space)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (captured.wasInterrupted())
+    return failure();
+  return verifyOnChipIndices(*this);
 }
 
 namespace {

@@ -10,6 +10,9 @@
 #include "tile/Target/TargetInfo.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/Support/Debug.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -28,28 +31,15 @@ using namespace mlir::tile;
 
 namespace {
 
-/// Bytes of a statically shaped buffer, saturated at INT64_MAX. `index`
-/// elements count as 64 bits (getElementTypeBitWidth does not take them).
-int64_t getBufferBytes(MemRefType type) {
-  Type elt = type.getElementType();
-  uint64_t bits = elt.isIntOrFloat() ? elt.getIntOrFloatBitWidth() : 64;
-  uint64_t elements = 1;
-  bool overflow = false, stepOverflow = false;
-  for (int64_t dim : type.getShape()) {
-    elements = llvm::SaturatingMultiply(
-        elements, static_cast<uint64_t>(std::max<int64_t>(dim, 0)),
-        &stepOverflow);
-    overflow |= stepOverflow;
-  }
-  uint64_t totalBits = llvm::SaturatingMultiply(elements, bits, &stepOverflow);
-  overflow |= stepOverflow;
-  uint64_t bytes = totalBits / 8 + (totalBits % 8 != 0);
-  if (overflow || bytes > uint64_t(std::numeric_limits<int64_t>::max()))
-    return std::numeric_limits<int64_t>::max();
-  return static_cast<int64_t>(bytes);
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+/// `bytes` for diagnostics (getBufferBytes saturates).
+std::string bytesStr(int64_t bytes) {
+  return bytes == kMax ? std::string("more than 2^63") : std::to_string(bytes);
 }
 
-LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
+/// Threads, grid and cluster of `kernel` against the target's limits.
+LogicalResult verifyLaunchShape(KernelOp kernel, const TargetInfo &target) {
   bool ok = true;
   // The attribute is an I64Attr, whose getter is unsigned; the verifier
   // guarantees a positive value.
@@ -73,10 +63,78 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
     kernel.emitOpError() << "uses thread-block clusters, which "
                          << target.getName() << " does not have";
     ok = false;
+  } else if (std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster();
+             cluster && target.supportsClusters()) {
+    int64_t blocks = 1;
+    for (int64_t c : *cluster)
+      blocks = c > target.getMaxClusterBlocks() / blocks
+                   ? target.getMaxClusterBlocks() + 1
+                   : blocks * c;
+    if (blocks > target.getMaxClusterBlocks()) {
+      kernel.emitOpError() << "has clusters of more than "
+                           << target.getMaxClusterBlocks() << " blocks; "
+                           << target.getName() << " allows at most "
+                           << target.getMaxClusterBlocks();
+      ok = false;
+    }
   }
+  for (auto [dim, extent] : llvm::enumerate(kernel.getStaticGrid())) {
+    if (ShapedType::isDynamic(extent) || extent <= target.getMaxGridExtent(dim))
+      continue;
+    kernel.emitOpError() << "has " << extent << " blocks in grid dimension "
+                         << dim << "; " << target.getName()
+                         << " allows at most " << target.getMaxGridExtent(dim);
+    ok = false;
+  }
+  return success(ok);
+}
+
+/// What each thread holds: its share of every fragment (in 32-bit
+/// registers, before layouts replicate anything) and its local buffers,
+/// against the target's register file and local memory. The lowerings
+/// unroll over a thread's registers, so this bounds their work too.
+LogicalResult verifyThreadStorage(KernelOp kernel, const TargetInfo &target) {
+  if (!target.isGPU())
+    return success();
+  int64_t threads = kernel.getThreadsAttr().getInt();
+  int64_t localBytes = 0;
+  bool ok = true;
+  kernel.walk([&](Operation *op) {
+    if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
+      int64_t bytes = getBufferBytes(frag.getType());
+      int64_t registers = bytes / 4 + (bytes % 4 != 0);
+      int64_t share = registers / threads + (registers % threads != 0);
+      if (target.getMaxRegistersPerThread() &&
+          share > target.getMaxRegistersPerThread()) {
+        frag.emitOpError() << "needs " << (bytes == kMax ? "more than " : "")
+                           << share << " 32-bit registers in each of the block's "
+                           << threads << " threads; " << target.getName()
+                           << " has " << target.getMaxRegistersPerThread()
+                           << " a thread (use a smaller tile or more threads)";
+        ok = false;
+      }
+    } else if (auto local = dyn_cast<AllocLocalOp>(op)) {
+      int64_t bytes = getBufferBytes(local.getType());
+      localBytes = bytes > kMax - localBytes ? kMax : localBytes + bytes;
+    }
+  });
+  if (target.getMaxLocalBytesPerThread() &&
+      localBytes > target.getMaxLocalBytesPerThread()) {
+    kernel.emitOpError() << "allocates " << bytesStr(localBytes)
+                         << " bytes of local buffers, which every thread "
+                            "holds a copy of; "
+                         << target.getName() << " allows "
+                         << target.getMaxLocalBytesPerThread() << " a thread";
+    ok = false;
+  }
+  return success(ok);
+}
+
+LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
+  bool ok = succeeded(verifyLaunchShape(kernel, target));
+  ok &= succeeded(verifyThreadStorage(kernel, target));
 
   // Saturating sums: absurd shapes must not wrap around below the limit.
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   auto add = [&](int64_t &sum, int64_t bytes) {
     sum = bytes > kMax - sum ? kMax : sum + bytes;
   };
@@ -156,10 +214,6 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   });
   LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
                           << " bytes of shared memory\n");
-  auto bytesStr = [&](int64_t bytes) {
-    return bytes == kMax ? std::string("more than 2^63")
-                         : std::to_string(bytes);
-  };
   if (sharedBytes > target.getMaxSharedMemoryBytes()) {
     kernel.emitOpError() << "allocates " << bytesStr(sharedBytes)
                          << " bytes of shared memory; " << target.getName()
@@ -180,6 +234,80 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   return success(ok);
 }
 
+/// Checks a type the lowerings will meet: no tf32 elements; for memrefs a
+/// strided layout (what LLVM's memref descriptor holds), and global memory
+/// (no memory space) outside kernels, a tile scope or global memory inside. `emit` starts the
+/// diagnostic with what has the type.
+LogicalResult verifyMemRefType(Type type, bool inKernel,
+                               function_ref<InFlightDiagnostic()> emit) {
+  // LLVM has no type for tf32 (a tensor-core input format, not storage).
+  if (isa<FloatTF32Type>(getElementTypeOrSelf(type)))
+    return emit() << "has type " << type
+                  << "; tf32 has no LLVM type to lower it to: keep the data "
+                     "in f32 (f32 gemms run as tf32 on tensor cores)";
+  auto memref = dyn_cast<BaseMemRefType>(type);
+  if (!memref)
+    return success();
+  if (auto ranked = dyn_cast<MemRefType>(memref); ranked && !ranked.isStrided())
+    return emit() << "has type " << type << ", whose layout "
+                  << ranked.getLayout()
+                  << " is not strided; the lowerings take the identity "
+                     "layout and strided<[...], offset: ...> layouts";
+  Attribute space = memref.getMemorySpace();
+  if (!space || (inKernel && isa<ScopeAttr>(space)))
+    return success();
+  if (inKernel)
+    return emit() << "has type " << type << ", whose memory space " << space
+                  << " is not a tile scope; buffers in a tile.kernel are "
+                     "global (no memory space) or #tile.scope<shared>, "
+                     "<fragment> or <local>";
+  return emit() << "has type " << type << " in memory space " << space
+                << " outside a tile.kernel; functions and host code take "
+                   "global memrefs (no memory space): shared, fragment and "
+                   "local buffers are allocated inside a kernel";
+}
+
+/// verifyMemRefType on every value and function signature of `module`.
+LogicalResult verifyMemRefTypes(ModuleOp module) {
+  bool ok = true;
+  module.walk([&](Operation *op) {
+    bool inKernel = op->getParentOfType<KernelOp>() != nullptr;
+    Region *signatureRegion = nullptr;
+    if (auto fn = dyn_cast<FunctionOpInterface>(op)) {
+      signatureRegion = &fn.getFunctionBody();
+      auto check = [&](ArrayRef<Type> types, StringRef what, bool args) {
+        for (auto [i, type] : llvm::enumerate(types))
+          ok &= succeeded(verifyMemRefType(type, inKernel, [&, i = i] {
+            Location loc = args && !fn.isExternal() ? fn.getArgument(i).getLoc()
+                                                    : fn.getLoc();
+            return emitError(loc)
+                   << what << " #" << i << " of @"
+                   << SymbolTable::getSymbolName(fn).getValue() << " ";
+          }));
+      };
+      check(fn.getArgumentTypes(), "argument", true);
+      check(fn.getResultTypes(), "result", false);
+    }
+    for (OpResult result : op->getResults())
+      ok &= succeeded(verifyMemRefType(result.getType(), inKernel, [&] {
+        return op->emitOpError()
+               << "result #" << result.getResultNumber() << " ";
+      }));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments()) {
+          if (&region == signatureRegion && block.isEntryBlock())
+            continue;
+          ok &= succeeded(verifyMemRefType(
+              arg.getType(), inKernel || isa<KernelOp>(op), [&] {
+                return emitError(arg.getLoc())
+                       << "block argument #" << arg.getArgNumber() << " ";
+              }));
+        }
+  });
+  return success(ok);
+}
+
 struct TileVerifyTargetPass
     : public tile::impl::TileVerifyTargetBase<TileVerifyTargetPass> {
   using Base::Base;
@@ -189,7 +317,7 @@ struct TileVerifyTargetPass
         TargetInfo::getOrEmitError(target, getOperation());
     if (!info)
       return signalPassFailure();
-    bool ok = true;
+    bool ok = succeeded(verifyMemRefTypes(getOperation()));
     getOperation().walk(
         [&](KernelOp kernel) { ok &= succeeded(verifyKernel(kernel, *info)); });
     if (!ok)

@@ -179,3 +179,27 @@ func.func @wrong_terminator() {
   }) : () -> ()
   return
 }
+
+// -----
+
+// Tile buffers belong to the blocks of a kernel: a shared buffer from a
+// function argument has no storage in the block.
+func.func @captured_shared(%a: memref<4xf32, #tile.scope<shared>>, %g: memref<4xf32>) {
+  tile.kernel (%bx) in (1) threads(32) {
+    // expected-error @below {{'tile.copy' op uses a shared buffer defined outside its tile.kernel ('memref<4xf32, #tile.scope<shared>>'); tile buffers belong to the blocks of a kernel: allocate it inside with tile.alloc_shared, or pass a global memref (no memory space)}}
+    tile.copy %a to %g[0] : memref<4xf32, #tile.scope<shared>> to memref<4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @captured_fragment_in_parallel(%a: memref<4xf32, #tile.scope<fragment>>) {
+  tile.kernel (%bx) in (1) threads(32) {
+    tile.parallel (%i) in (4) {
+      // expected-error @below {{'memref.load' op uses a fragment buffer defined outside its tile.kernel}}
+      %x = memref.load %a[%i] : memref<4xf32, #tile.scope<fragment>>
+    }
+  }
+  return
+}

@@ -74,15 +74,16 @@ func.func @base_types() {
 }
 
 // 1024 threads is the largest block everywhere; 64 KiB of shared memory
-// (gfx942's limit) fits everywhere.
+// (gfx942's limit), a fragment share of 255 registers a thread and 512 KiB
+// of local buffers fit everywhere.
 // CHECK-LABEL: func.func @limits_everywhere
 // CHECK: tile.kernel (%{{.*}}) in (1) threads(1024) {
 func.func @limits_everywhere() {
   tile.kernel (%bx) in (1) threads(1024) {
     %a = tile.alloc_shared : memref<128x128xf16, #tile.scope<shared>>
     %b = tile.alloc_shared : memref<64x128xf32, #tile.scope<shared>>
-    %f = tile.alloc_fragment : memref<1024x1024xf32, #tile.scope<fragment>>
-    %l = tile.alloc_local : memref<1024x1024xf32, #tile.scope<local>>
+    %f = tile.alloc_fragment : memref<255x1024xf32, #tile.scope<fragment>>
+    %l = tile.alloc_local : memref<128x1024xf32, #tile.scope<local>>
     tile.clear %a : memref<128x128xf16, #tile.scope<shared>>
     tile.clear %b : memref<64x128xf32, #tile.scope<shared>>
   }

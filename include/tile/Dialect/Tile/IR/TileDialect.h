@@ -35,8 +35,26 @@ bool isGlobal(MemRefType type);
 /// "global", "shared", "fragment" or "local".
 StringRef stringifyScopeOf(MemRefType type);
 
+/// Bytes of a statically shaped buffer, saturated at INT64_MAX (absurd
+/// shapes must not wrap around below a limit). `index` elements count as
+/// 64 bits (getElementTypeBitWidth does not take them).
+int64_t getBufferBytes(MemRefType type);
+
 /// Checks that `op` is nested in a tile.kernel (the InKernel trait).
 LogicalResult verifyInKernel(Operation *op);
+
+/// Checks that the integer types of `op`'s operands and results (memref
+/// element types included) are signless (the SignlessIntegers trait).
+LogicalResult verifySignlessIntegers(Operation *op);
+
+template <typename ConcreteType>
+class SignlessIntegers
+    : public OpTrait::TraitBase<ConcreteType, SignlessIntegers> {
+public:
+  static LogicalResult verifyTrait(Operation *op) {
+    return verifySignlessIntegers(op);
+  }
+};
 
 template <typename ConcreteType>
 class InKernel : public OpTrait::TraitBase<ConcreteType, InKernel> {
@@ -61,6 +79,11 @@ struct SharedEpilogue {
   CopyOp in, out;
 };
 std::optional<SharedEpilogue> getSharedEpilogue(Value tile);
+
+/// Reports, at the op, a constant index or region of a load, store or atomic
+/// in the kernel's body that lies outside its on-chip buffer (part of the
+/// kernel's region verifier; TileBounds.cpp).
+LogicalResult verifyOnChipIndices(KernelOp kernel);
 
 } // namespace mlir::tile
 

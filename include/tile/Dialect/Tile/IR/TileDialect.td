@@ -35,7 +35,14 @@ def Tile_Dialect : Dialect {
   let hasCanonicalizer = 0;
 }
 
+// Integers in tile ops are signless, as in arith: what their bits mean is
+// up to the ops (TileLang's uint8 is i8). Checks the element types of
+// memref operands and results and the types of scalar operands.
+def Tile_SignlessIntegers : NativeOpTrait<"SignlessIntegers"> {
+  let cppNamespace = "::mlir::tile";
+}
+
 class Tile_Op<string mnemonic, list<Trait> traits = []>
-    : Op<Tile_Dialect, mnemonic, traits>;
+    : Op<Tile_Dialect, mnemonic, !listconcat(traits, [Tile_SignlessIntegers])>;
 
 #endif // TILE_DIALECT_TILE_IR_TILEDIALECT_TD

@@ -40,7 +40,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     operations in the body are executed cooperatively by all of them. The
     optional `cluster` groups blocks into thread-block clusters (NVIDIA
     sm_90a). The body may read and write the global memrefs of the
-    enclosing function.
+    enclosing function; its shared, fragment and local buffers are its own
+    (`tile.alloc_*` inside it: a tile buffer from outside is an error).
 
     ```mlir
     tile.kernel (%bx, %by) in (%gx, 8) threads(128) {
@@ -58,7 +59,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
   let hasVerifier = 1;
-  // The body's constant indices of on-chip buffers, once its ops verified.
+  // Tile buffers captured from outside the body, then the body's constant
+  // indices of on-chip buffers, once its ops verified.
   let hasRegionVerifier = 1;
   let hasCanonicalizer = 1;
   let skipDefaultBuilders = 1;

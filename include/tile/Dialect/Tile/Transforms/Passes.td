@@ -10,10 +10,18 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let description = [{
     Checks each `tile.kernel` and the tile ops in it against a target
     (`cpu`, `sm_80`, `sm_90a`, `gfx942`): threads per block (at most the
-    target's limit, a multiple of its warp size on GPUs), shared memory per
-    block, cluster support, element types of `tile.gemm` / `tile.gemm_sp`
-    and the copy instruction hints. Each violation is reported at the op
-    with what the target allows; the pass fails if any is found.
+    target's limit, a multiple of its warp size on GPUs), grid extents,
+    cluster support and size, shared memory per block, each fragment's
+    share of a thread's 32-bit registers (before layouts replicate it) and
+    the local buffers each thread holds on GPUs, element types of
+    `tile.gemm` / `tile.gemm_sp` and the copy instruction hints. It also
+    checks the memref types the lowerings meet anywhere in the module:
+    strided layouts only (LLVM's memref descriptor), global memrefs (no
+    memory space) in function signatures and host code, global or tile
+    buffers in kernels. Each violation is reported at the op (or function
+    argument) with what the target allows; the pass fails if any is found.
+    Every pipeline runs it first, so that nothing reaches a lowering that
+    would fail without a location or grow with an absurd size.
   }];
   let options = [
     Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
