@@ -195,7 +195,7 @@ public:
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
     return prepareKernelForNVVM(rewriter, kernel, sm, getMaxSharedMemoryBytes(),
-                                getMaxRegistersPerThread());
+                                getMaxFragmentWordsPerThread());
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns, sm);

@@ -9,8 +9,8 @@
 // RUN: not tile-opt %s --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
 // RUN: not tile-opt %s --tile-to-cpu -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 
-// LOWER: huge-buffers.mlir:[[#]]:10: error: 'tile.alloc_fragment' op needs 16777216 32-bit registers a thread in its layout; the target has 255
-// LOWER: huge-buffers.mlir:[[#]]:10: error: 'tile.alloc_fragment' op needs 33554432 32-bit registers a thread in its layout; the target has 255
+// LOWER: huge-buffers.mlir:[[#]]:10: error: 'tile.alloc_fragment' op needs 16777216 32-bit registers a thread in its layout; the target takes at most 1020
+// LOWER: huge-buffers.mlir:[[#]]:10: error: 'tile.alloc_fragment' op needs 33554432 32-bit registers a thread in its layout; the target takes at most 1020
 // CPU: huge-buffers.mlir:[[#]]:3: error: 'tile.kernel' op allocates 8589934592 bytes of shared, fragment and local buffers
 // CPU: huge-buffers.mlir:[[#]]:3: error: 'tile.kernel' op allocates 8589934592 bytes of shared, fragment and local buffers
 func.func @bf16_65536x65536(%A: memref<?x?xbf16>) {

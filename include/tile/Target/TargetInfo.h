@@ -34,6 +34,13 @@ public:
   /// 32-bit registers a thread may use, which bounds its share of each
   /// fragment; 0 where fragments are ordinary memory (CPU).
   virtual int64_t getMaxRegistersPerThread() const { return 0; }
+  /// 32-bit words of one fragment a thread may hold: past the register file
+  /// the rest spills to local memory (correct, slower); past four register
+  /// files a fragment is refused, which also bounds the lowerings' walks
+  /// over a thread's registers. 0 on the CPU.
+  int64_t getMaxFragmentWordsPerThread() const {
+    return 4 * getMaxRegistersPerThread();
+  }
   /// Bytes of local buffers (each thread's own copy) a thread may hold;
   /// 0 where they are memory of the block (CPU: counted with shared
   /// memory).

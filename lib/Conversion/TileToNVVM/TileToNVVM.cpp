@@ -2499,8 +2499,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       if (share > uint64_t(registerLimit))
         return frag.emitOpError()
                << "needs " << share << " 32-bit registers a thread in its "
-               << "layout; the target has " << registerLimit
-               << " (use a smaller tile or more threads)";
+               << "layout; the target takes at most " << registerLimit
+               << ", spills included (use a smaller tile or more threads)";
       int64_t elements = type.getNumElements() * layout.getReplicate();
       int64_t registers =
           (elements + layout.getThreads() - 1) / layout.getThreads();

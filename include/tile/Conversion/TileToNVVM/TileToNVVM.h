@@ -23,8 +23,9 @@ namespace mlir::tile {
 /// and mbarriers on sm >= 90 where wgmma reads them, cp.async otherwise).
 /// Run before the op patterns. `sharedLimit`: the shared memory a block may
 /// have, which optional buffers (a persistent GEMM's epilogue) stay within;
-/// `registerLimit`: the 32-bit registers a thread may have, which bounds
-/// each fragment's share.
+/// `registerLimit`: the 32-bit words of a fragment a thread may hold
+/// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each
+/// fragment's share.
 LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                    int sm, int64_t sharedLimit,
                                    int64_t registerLimit);

@@ -104,13 +104,15 @@ LogicalResult verifyThreadStorage(KernelOp kernel, const TargetInfo &target) {
       int64_t bytes = getBufferBytes(frag.getType());
       int64_t registers = bytes / 4 + (bytes % 4 != 0);
       int64_t share = registers / threads + (registers % threads != 0);
-      if (target.getMaxRegistersPerThread() &&
-          share > target.getMaxRegistersPerThread()) {
+      int64_t limit = target.getMaxFragmentWordsPerThread();
+      if (limit && share > limit) {
         frag.emitOpError() << "needs " << (bytes == kMax ? "more than " : "")
                            << share << " 32-bit registers in each of the block's "
                            << threads << " threads; " << target.getName()
                            << " has " << target.getMaxRegistersPerThread()
-                           << " a thread (use a smaller tile or more threads)";
+                           << " a thread and spills at most " << limit
+                           << " words of a fragment to local memory (use a "
+                              "smaller tile or more threads)";
         ok = false;
       }
     } else if (auto local = dyn_cast<AllocLocalOp>(op)) {

@@ -3,17 +3,20 @@
 
 // Size limits of NVIDIA targets that tile-verify-target checks before any
 // lowering grows with the sizes (the fragment walks unroll over a thread's
-// registers): each fragment's share of the 255 32-bit registers a thread
-// has, the 512 KiB of local buffers a thread may hold, grid extents.
+// registers): each fragment's share of a thread's 255 32-bit registers,
+// of which it may spill up to 1020 words to local memory, the 512 KiB of local buffers a thread may hold, grid extents.
 
 // 128x128 f32 on 128 threads is 128 registers a thread; 128x256 bf16 on
-// 128 threads, 128 too; 255 registers exactly fit.
+// 128 threads, 128 too; 255 registers exactly fit; 16x2048 f32 (a row-sum
+// tile) is 256, one spilled; 1020 words is the most a fragment may take.
 // CHECK-LABEL: func.func @registers_fit
 func.func @registers_fit() {
   tile.kernel (%bx) in (1) threads(128) {
     %c = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
     %d = tile.alloc_fragment : memref<128x256xbf16, #tile.scope<fragment>>
     %e = tile.alloc_fragment : memref<255x128xf32, #tile.scope<fragment>>
+    %f = tile.alloc_fragment : memref<16x2048xf32, #tile.scope<fragment>>
+    %g = tile.alloc_fragment : memref<1020x128xf32, #tile.scope<fragment>>
     tile.clear %c : memref<128x128xf32, #tile.scope<fragment>>
     tile.clear %d : memref<128x256xbf16, #tile.scope<fragment>>
     tile.clear %e : memref<255x128xf32, #tile.scope<fragment>>
@@ -25,8 +28,8 @@ func.func @registers_fit() {
 
 func.func @registers_over() {
   tile.kernel (%bx) in (1) threads(128) {
-    // expected-error @below {{'tile.alloc_fragment' op needs 256 32-bit registers in each of the block's 128 threads; sm_}}
-    %c = tile.alloc_fragment : memref<256x128xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.alloc_fragment' op needs 1021 32-bit registers in each of the block's 128 threads; sm_}}
+    %c = tile.alloc_fragment : memref<1021x128xf32, #tile.scope<fragment>>
   }
   return
 }
