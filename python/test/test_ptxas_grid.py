@@ -67,7 +67,7 @@ def test_grid_assembles_without_stack_spill_or_serialized_wgmma(tmp_path):
     jobs = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
         for name, prim, _ in grid.grid():
-            ir, _ = translate_with_launch(prim)
+            ir, _, _ = translate_with_launch(prim)
             ptx, _ = _compiler.compile_cuda(ir, "sm_90a", "isa")
             path = tmp_path / f"{name}.ptx"
             path.write_bytes(ptx)
