@@ -102,3 +102,31 @@ def test_pass_contexts_nest_and_explicit_configs_win():
             assert transform.resolve_pass_configs({"tl.disable_tma_lower": False}) == (
                 "disable-warp-specialized",)
     assert transform.resolve_pass_configs(None) == ()
+
+
+def test_current_style_kernels_take_their_pass_configs():
+    """A jit function that is itself the kernel honours pass_configs too."""
+    def hopper(configs):
+        @tilemlir.jit(target="cuda -arch=sm_90a", pass_configs=configs)
+        def kernel(A, B, block_M=128, block_N=128, block_K=64):
+            M, N, K = T.const("M, N, K")
+            A: T.Tensor((M, K), T.float16)
+            B: T.Tensor((K, N), T.float16)
+            C = T.empty((M, N), T.float16)
+            with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=256) as (bx, by):
+                A_s = T.alloc_shared((block_M, block_K), T.float16)
+                B_s = T.alloc_shared((block_K, block_N), T.float16)
+                acc = T.alloc_fragment((block_M, block_N), T.float32)
+                T.clear(acc)
+                for k in T.Pipelined(T.ceildiv(K, block_K), num_stages=3):
+                    T.copy(A[by * block_M, k * block_K], A_s)
+                    T.copy(B[k * block_K, bx * block_N], B_s)
+                    T.gemm(A_s, B_s, acc)
+                T.copy(acc, C[by * block_M, bx * block_N])
+            return C
+        return kernel.compile(M=256, N=256, K=256)
+
+    assert "cp.async.bulk.tensor" in hopper(None).get_kernel_source()
+    off = hopper({tilemlir.PassConfigKey.TL_DISABLE_TMA_LOWER: True})
+    assert "cp.async.bulk.tensor" not in off.get_kernel_source()
+    assert "tile.disable_tma" in off.ir

@@ -170,10 +170,11 @@ class KernelFunction:
         return t, ir
 
     def _compile(self, values, consts):
-        from . import build, resolve_target, _check_options
+        from . import build, resolve_target, _check_options, _apply_pass_configs
         target = resolve_target(self.target)
         _check_options(**self.options)
         t, ir = self.translate(values, consts)
+        ir = _apply_pass_configs(ir, self.options["pass_configs"], target)
         params = t.params_meta()
         n_in = len(t.order) - len(t.returned or ())
         out_idx = list(range(n_in, len(t.order)))
