@@ -95,6 +95,27 @@ def test_call_binds_constants_from_shapes_and_compiles_once_per_set(rng, compile
     assert len(compile_calls) == 2
 
 
+
+def test_repeated_calls_translate_nothing_again(rng, monkeypatch):
+    """A call with tensors of shapes seen before binds them without
+    translating the function again (its probe is kept per parameter set)."""
+    from tilemlir.jit import current
+    gemm(halves(rng, 48, 40), halves(rng, 40, 24), 16, 16, 16)
+    translations = []
+    real = current.CurrentTranslator.translate
+
+    def counting(self):
+        translations.append(self.probing)
+        return real(self)
+
+    monkeypatch.setattr(current.CurrentTranslator, "translate", counting)
+    a, b = halves(rng, 48, 40), halves(rng, 40, 24)
+    c = gemm(a, b, 16, 16, 16)
+    np.testing.assert_allclose(c.astype(np.float32), gemm_reference(a, b), rtol=1e-2, atol=5e-2)
+    assert translations == []
+    gemm(halves(rng, 48, 40), halves(rng, 40, 24), 16, 16, 32)  # a new block_K: one probe, one kernel
+    assert translations == [True, False]
+
 def make_scale():
     @tilemlir.jit(target="cpu")
     def scale(X, factor):

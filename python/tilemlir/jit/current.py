@@ -47,6 +47,7 @@ class KernelFunction:
         self.signature = inspect.signature(fn)
         self.tensor_names = tensor_parameters(fn)
         self.kernels = {}  # (parameter values, constants) -> JITKernel
+        self.probes = {}  # (parameter values, constants given) -> probe
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -71,9 +72,16 @@ class KernelFunction:
         return values, consts
 
     def _probe(self, values, consts):
-        t = CurrentTranslator(self.fn, values, consts, probe=self.tensor_names)
-        t.translate()
-        return t
+        """The probe of the declarations for these values and constants
+        (the tensors aside, which it does not read): translated once for
+        each set, so that a call with tensors translates nothing again."""
+        key = (_hashable((n, v) for n, v in values.items() if n not in self.tensor_names),
+               _hashable(consts.items()))
+        if key not in self.probes:
+            t = CurrentTranslator(self.fn, values, consts, probe=self.tensor_names)
+            t.translate()
+            self.probes[key] = t
+        return self.probes[key]
 
     def _check_given(self, values):
         """Every parameter that is not a tensor has a value."""
