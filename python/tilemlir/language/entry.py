@@ -29,7 +29,8 @@ from .. import language as T
 from .ir import Buffer, Value
 from ..errors import TileCompileError
 from . import dtypes
-from .parser import Frame, Translator
+from .frame import Frame
+from .parser import Translator
 
 
 class ConstPlaceholder(T.DynamicDim):

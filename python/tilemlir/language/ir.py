@@ -82,6 +82,19 @@ def int_literal(value, type):
     return str(v)
 
 
+class Access:
+    """`buf[...]`: an element (all indices scalar) or a region (slices)."""
+
+    def __init__(self, buffer, items, node):
+        self.buffer = buffer
+        self.items = items  # int | Value | ("slice", start, stop)
+        self.node = node
+
+    @property
+    def is_element(self):
+        return all(not isinstance(i, tuple) for i in self.items)
+
+
 class Value:
     """An SSA scalar of the kernel (type: an MLIR scalar type string). Index
     values computed from tensor sizes and constants also carry `sym`, the

@@ -1,0 +1,371 @@
+"""Expressions on kernel values: names, subscripts, arithmetic, comparisons,
+selects, and the dispatch of calls (T. functions and T.macro).
+
+Part of the Translator (parser.py), which mixes these classes in."""
+
+import ast
+import builtins
+import inspect
+import operator
+
+from .. import language as T
+from ..errors import TileCompileError
+from . import dtypes
+from .frame import Frame, Scope
+from .ir import Access, Buffer, LinExpr, TypedConstant, Value
+from .scalars import INT_TYPES as _INT_TYPES, is_float as _is_float
+
+
+class ExpressionsMixin:
+    # ---------------------------------------------------------- expressions
+
+    def expr(self, node):
+        prev = self.node
+        self.node = node
+        method = getattr(self, "expr_" + type(node).__name__, None)
+        if method is None:
+            raise self.error(f"unsupported expression '{type(node).__name__}' in a kernel", node)
+        try:
+            result = method(node)
+        except TileCompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - e.g. T.log(0) on Python numbers
+            raise self.error(f"{type(e).__name__}: {e}", node) from e
+        self.node = prev
+        return result
+
+    def expr_Constant(self, node):
+        return node.value
+
+    def expr_Name(self, node):
+        return self.lookup(node.id, node)
+
+    def expr_Tuple(self, node):
+        return tuple(self.expr(e) for e in node.elts)
+
+    def expr_List(self, node):
+        return [self.expr(e) for e in node.elts]
+
+    def expr_Dict(self, node):
+        return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
+
+    def expr_Attribute(self, node):
+        base = self.expr(node.value)
+        if isinstance(base, Buffer):
+            if node.attr == "dtype":
+                return base.dtype
+            if node.attr == "shape":
+                return tuple(base.shape)
+            raise self.error(f"buffer has no attribute '{node.attr}'", node)
+        if isinstance(base, (Value, Access)):
+            raise self.error(f"kernel values have no attribute '{node.attr}'", node)
+        try:
+            return getattr(base, node.attr)
+        except AttributeError:
+            raise self.error(f"{base!r} has no attribute '{node.attr}'", node) from None
+
+    def expr_Subscript(self, node):
+        base = self.expr(node.value)
+        sl = node.slice
+        items_nodes = sl.elts if isinstance(sl, ast.Tuple) else [sl]
+        if isinstance(base, Buffer):
+            items = []
+            for it in items_nodes:
+                if isinstance(it, ast.Slice):
+                    if it.step is not None:
+                        raise self.error("strided slices are not supported", it)
+                    lo = self.expr(it.lower) if it.lower is not None else 0
+                    hi = self.expr(it.upper) if it.upper is not None else None
+                    items.append(("slice", lo, hi))
+                else:
+                    x = self.expr(it)
+                    # As in Python, A[idx] with idx = (i, j) is A[i, j].
+                    items.extend(x if isinstance(x, tuple) and len(items_nodes) == 1 else [x])
+            for i in items:
+                if isinstance(i, tuple) and i[:1] == ("slice",):
+                    for x in i[1:]:
+                        if x is not None:  # A[i:] runs to the end
+                            self._check_index(x, base, node)
+                else:
+                    self._check_index(i, base, node)
+            return Access(base, items, node)
+        if isinstance(base, (Value, Access)):
+            raise self.error("only buffers can be indexed", node)
+        key = self.expr(sl)
+        try:
+            return base[key]
+        except Exception as e:  # noqa: BLE001
+            raise self.error(f"indexing {base!r} failed: {e}", node) from None
+
+    def _not_an_integer(self, x):
+        """None if `x` is an integer (a Python int, or a kernel value of an
+        integer type), else how an error names it."""
+        if isinstance(x, (Value, Access, TypedConstant)):
+            t = self.type_of(x)
+            return None if t in ("index",) + _INT_TYPES else f"a {t} value"
+        if isinstance(x, int) and not isinstance(x, bool):
+            return None
+        return f"the buffer '{x.name}'" if isinstance(x, Buffer) else repr(x)
+
+    def _check_index(self, x, buf, node):
+        """An index (or slice bound) of `buf` is an integer."""
+        if isinstance(x, (list, tuple)):
+            raise self.error(f"'{buf.name}' is indexed with a {type(x).__name__}; write "
+                             f"{buf.name}[i, j], not {buf.name}[[i, j]]", node)
+        got = self._not_an_integer(x)
+        if got:
+            raise self.error(f"buffer indices must be integers; '{buf.name}' is indexed with "
+                             f"{got}", node)
+
+    def expr_UnaryOp(self, node):
+        v = self.expr(node.operand)
+        if not isinstance(v, (Value, Access, TypedConstant)):
+            ops = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_,
+                   ast.Invert: operator.invert}
+            return ops[type(node.op)](v)
+        v = self.value(v, node)
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Not):
+            c = self.convert(v, "i1", node)
+            t = self.const(True, "i1", node)
+            ssa = self.b.fresh("not")
+            self.b.emit(f"{ssa} = arith.xori {c.ssa}, {t.ssa} : i1", self.loc(node))
+            return Value(ssa, "i1")
+        if isinstance(node.op, ast.USub):
+            if _is_float(v.type):
+                ssa = self.b.fresh("neg")
+                self.b.emit(f"{ssa} = arith.negf {v.ssa} : {v.type}", self.loc(node))
+                return Value(ssa, v.type)
+            return self.binop(ast.Sub(), 0, v, node)
+        raise self.error("unsupported unary operator on kernel values", node)
+
+    def expr_BinOp(self, node):
+        return self.binop(node.op, self.expr(node.left), self.expr(node.right), node)
+
+    _PY_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+                  ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+                  ast.Mod: operator.mod, ast.Pow: operator.pow, ast.LShift: operator.lshift,
+                  ast.RShift: operator.rshift, ast.BitAnd: operator.and_,
+                  ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+
+    def binop(self, op, a, b, node):
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(a, kernel) and not isinstance(b, kernel):
+            if isinstance(a, Buffer) or isinstance(b, Buffer):
+                raise self.error("buffers cannot be used in arithmetic; index their elements",
+                                 node)
+            try:
+                return self._PY_BINOPS[type(op)](a, b)
+            except KeyError:
+                raise self.error("unsupported operator", node) from None
+            except Exception as e:  # noqa: BLE001
+                raise self.error(f"{e}", node) from None
+        ta, tb = self.type_of(a), self.type_of(b)
+        if ta is None and isinstance(a, float) and tb is not None and not _is_float(tb):
+            ta = "f32"
+        if tb is None and isinstance(b, float) and ta is not None and not _is_float(ta):
+            tb = "f32"
+        t = self.unify(ta, tb)
+        if isinstance(op, ast.Div) and not _is_float(t):
+            pass  # integer division, as TileLang does for integer operands
+        if isinstance(op, ast.Pow):
+            if isinstance(b, int) and b in (1, 2, 3, 4):
+                va = self.convert(self.value(a, node, t), t, node)
+                r = va
+                for _ in range(b - 1):
+                    r = self._arith("mul", r, va, t, node)
+                return r
+            t = t if _is_float(t) else "f32"
+            va = self.convert(self.value(a, node, t), t, node)
+            vb = self.convert(self.value(b, node, t), t, node)
+            ssa = self.b.fresh("pow")
+            self.b.emit(f"{ssa} = math.powf {va.ssa}, {vb.ssa} : {t}", self.loc(node))
+            return Value(ssa, t)
+        name = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "div",
+                ast.FloorDiv: "floordiv", ast.Mod: "rem", ast.BitAnd: "and",
+                ast.BitOr: "or", ast.BitXor: "xor", ast.LShift: "shl",
+                ast.RShift: "shr"}.get(type(op))
+        if name is None:
+            raise self.error("unsupported operator on kernel values", node)
+        va = self.convert(self.value(a, node, t), t, node)
+        vb = self.convert(self.value(b, node, t), t, node)
+        return self._arith(name, va, vb, t, node)
+
+    def _arith(self, name, va, vb, t, node):
+        fl = _is_float(t)
+        if fl:
+            opname = {"add": "arith.addf", "sub": "arith.subf", "mul": "arith.mulf",
+                      "div": "arith.divf", "floordiv": None, "rem": "arith.remf"}.get(name)
+            if name == "floordiv":
+                d = self._arith("div", va, vb, t, node)
+                ssa = self.b.fresh("floor")
+                self.b.emit(f"{ssa} = math.floor {d.ssa} : {t}", self.loc(node))
+                return Value(ssa, t)
+            if opname is None:
+                raise self.error(f"operator '{name}' needs integer operands", node)
+        else:
+            opname = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
+                      "div": "arith.divsi", "floordiv": "arith.floordivsi",
+                      "rem": "arith.remsi", "and": "arith.andi", "or": "arith.ori",
+                      "xor": "arith.xori", "shl": "arith.shli", "shr": "arith.shrsi"}[name]
+        ssa = self.b.fresh(name)
+        self.b.emit(f"{ssa} = {opname} {va.ssa}, {vb.ssa} : {t}", self.loc(node))
+        lin = None
+        if t == "index":
+            la, lb = LinExpr.of(va), LinExpr.of(vb)
+            if la is not None and lb is not None:
+                if name == "add":
+                    lin = la.add(lb)
+                elif name == "sub":
+                    lin = la.add(lb, -1)
+                elif name == "mul" and (la.constant() is not None or lb.constant() is not None):
+                    lin = lb.scale(la.constant()) if la.constant() is not None else la.scale(lb.constant())
+        sym = None
+        pyop = {"add": "+", "sub": "-", "mul": "*", "div": "//", "floordiv": "//"}.get(name)
+        if t == "index" and pyop and va.sym is not None and vb.sym is not None:
+            sym = f"({va.sym} {pyop} {vb.sym})"
+        return Value(ssa, t, lin, sym)
+
+    _CMP = {ast.Lt: ("slt", "olt", operator.lt), ast.LtE: ("sle", "ole", operator.le),
+            ast.Gt: ("sgt", "ogt", operator.gt), ast.GtE: ("sge", "oge", operator.ge),
+            ast.Eq: ("eq", "oeq", operator.eq), ast.NotEq: ("ne", "une", operator.ne)}
+
+    def expr_Compare(self, node):
+        left = self.expr(node.left)
+        result = None
+        for op, right_node in zip(node.ops, node.comparators):
+            right = self.expr(right_node)
+            if type(op) not in self._CMP:
+                if isinstance(left, (Value, Access)) or isinstance(right, (Value, Access)):
+                    raise self.error("unsupported comparison on kernel values", node)
+                py = {ast.Is: operator.is_, ast.IsNot: operator.is_not,
+                      ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}[type(op)]
+                r = py(left, right)
+            else:
+                r = self.compare(op, left, right, node)
+            result = r if result is None else self.logical("and", result, r, node)
+            left = right
+        return result
+
+    def compare(self, op, a, b, node):
+        ipred, fpred, py = self._CMP[type(op)]
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(a, kernel) and not isinstance(b, kernel):
+            return py(a, b)
+        t = self.unify(self.type_of(a), self.type_of(b))
+        if (isinstance(a, float) or isinstance(b, float)) and not _is_float(t):
+            t = "f32"
+        va = self.convert(self.value(a, node, t), t, node)
+        vb = self.convert(self.value(b, node, t), t, node)
+        ssa = self.b.fresh("cmp")
+        if _is_float(t):
+            self.b.emit(f"{ssa} = arith.cmpf {fpred}, {va.ssa}, {vb.ssa} : {t}", self.loc(node))
+        else:
+            self.b.emit(f"{ssa} = arith.cmpi {ipred}, {va.ssa}, {vb.ssa} : {t}", self.loc(node))
+        return Value(ssa, "i1")
+
+    def logical(self, kind, a, b, node):
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(a, kernel) and not isinstance(b, kernel):
+            return (a and b) if kind == "and" else (a or b)
+        va = self.convert(self.value(a, node, "i1"), "i1", node)
+        vb = self.convert(self.value(b, node, "i1"), "i1", node)
+        ssa = self.b.fresh(kind)
+        self.b.emit(f"{ssa} = arith.{'andi' if kind == 'and' else 'ori'} {va.ssa}, {vb.ssa} : i1",
+                    self.loc(node))
+        return Value(ssa, "i1")
+
+    def expr_BoolOp(self, node):
+        kind = "and" if isinstance(node.op, ast.And) else "or"
+        result = self.expr(node.values[0])
+        for v in node.values[1:]:
+            if not isinstance(result, (Value, Access, TypedConstant)):
+                # Python short-circuit on compile-time values.
+                if (kind == "and" and not result) or (kind == "or" and result):
+                    return result
+                result = self.expr(v)
+                continue
+            result = self.logical(kind, result, self.expr(v), node)
+        return result
+
+    def expr_IfExp(self, node):
+        cond = self.expr(node.test)
+        if not isinstance(cond, (Value, Access, TypedConstant)):
+            return self.expr(node.body) if cond else self.expr(node.orelse)
+        return self.select(cond, self.expr(node.body), self.expr(node.orelse), node)
+
+    def select(self, cond, a, b, node):
+        c = self.convert(self.value(cond, node), "i1", node)
+        t = self.unify(self.type_of(a), self.type_of(b))
+        if t is None:
+            t = "f32" if isinstance(a, float) or isinstance(b, float) else "index"
+        va = self.convert(self.value(a, node, t), t, node)
+        vb = self.convert(self.value(b, node, t), t, node)
+        ssa = self.b.fresh("sel")
+        self.b.emit(f"{ssa} = arith.select {c.ssa}, {va.ssa}, {vb.ssa} : {t}", self.loc(node))
+        return Value(ssa, t)
+
+    def expr_Call(self, node):
+        fn = self.expr(node.func)
+        if isinstance(fn, T.Macro):
+            return self.call_macro(fn, node)
+        if isinstance(fn, T.Intrinsic):
+            handler = getattr(self, "call_" + fn.name, None)
+            if handler is None:
+                raise self.error(f"T.{fn.name} cannot be used here", node)
+            return handler(node)
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        kernel = (Value, Access, TypedConstant, Buffer)
+        if fn in (builtins.max, builtins.min) and any(isinstance(a, kernel) for a in args):
+            return self.minmax("max" if fn is builtins.max else "min", args, node)
+        if fn is builtins.abs and any(isinstance(a, kernel) for a in args):
+            return self.unary_math("abs", args[0], node)
+        if isinstance(fn, dtypes.DType):
+            if len(args) != 1:
+                raise self.error(f"{fn!r}(x) takes one value", node)
+            if isinstance(args[0], kernel):
+                return self.convert(self.value(args[0], node, fn.mlir), fn.mlir, node)
+            return TypedConstant(args[0], fn)
+        scalars = (Value, Access, TypedConstant)
+        if any(isinstance(a, scalars) for a in list(args) + list(kwargs.values())):
+            raise self.error(f"cannot call Python function {getattr(fn, '__name__', fn)!r} with "
+                             "kernel values; only T.* operations run in the kernel", node)
+        try:
+            return fn(*args, **kwargs)
+        except TileCompileError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise self.error(f"calling {getattr(fn, '__name__', fn)!r} failed: {e}", node) from None
+
+    def call_macro(self, macro, node):
+        """Inlines a @T.macro: its body is translated with its parameters
+        bound to the call's arguments (buffers, kernel values or Python
+        values)."""
+        args = [self.expr(a) for a in node.args]
+        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        try:
+            bound = inspect.signature(macro.fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise self.error(f"calling macro '{macro.fn.__name__}': {e}", node) from None
+        bound.apply_defaults()
+        if self.macro_depth > 32:
+            raise self.error("macros nest deeper than 32 calls (recursion?)", node)
+        outer_frame = self.frame
+        self.frame = Frame(macro.fn)
+        self.macro_depth += 1
+        scope = Scope("macro")
+        scope.result = None
+        scope.vars.update(bound.arguments)
+        self.scopes.append(scope)
+        try:
+            for s in self.frame.func_def.body:
+                if scope.result is not None:
+                    break
+                self.stmt(s)
+        finally:
+            self.scopes.pop()
+            self.macro_depth -= 1
+            self.frame = outer_frame
+        return scope.result

@@ -1,0 +1,419 @@
+"""The T. calls that work on buffers and regions: allocations, copies, gemm,
+fills, reductions, atomics, layout annotations and block swizzles.
+
+Part of the Translator (parser.py), which mixes these classes in."""
+
+import ast
+
+from .. import language as T
+from .. import layout as layout_mod
+from .ir import Access, Buffer, LinExpr, TypedConstant, Value
+
+
+class TileOpsMixin:
+    # ------------------------------------------------------------ intrinsics
+
+    def _args(self, node, names, defaults=None):
+        """Binds a call's arguments to `names` (with `defaults`)."""
+        defaults = defaults or {}
+        values = {}
+        for n, a in zip(names, node.args):
+            values[n] = self.expr(a)
+        if len(node.args) > len(names):
+            raise self.error(f"too many arguments (expected at most {len(names)})", node)
+        for k in node.keywords:
+            if k.arg not in names and k.arg not in defaults:
+                raise self.error(f"unexpected argument '{k.arg}'", node)
+            values[k.arg] = self.expr(k.value)
+        for n in names:
+            if n not in values and n not in defaults:
+                raise self.error(f"missing argument '{n}'", node)
+        for n, default in defaults.items():
+            values.setdefault(n, default)
+        return values
+
+    def _alloc(self, node, scope):
+        a = self._args(node, ["shape", "dtype", "scope"], {"dtype": "float32", "scope": None})
+        shape = a["shape"]
+        if isinstance(shape, int):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+            raise self.error(f"buffer shapes must be positive compile-time integers, got {shape!r}",
+                             node)
+        if self.kernel is None:
+            raise self.error(f"T.alloc_{scope} must be inside `with T.Kernel(...)`", node)
+        dt = self.dtype(a["dtype"], node)
+        size = (dt.bits + 7) // 8
+        for d in shape:
+            size *= d
+        # No on-chip memory comes near 2 GiB; past it sizes would not even
+        # fit the 32-bit offsets GPU code computes (the target's verifier
+        # checks its real budget).
+        if size >= 1 << 31:
+            raise self.error(f"T.alloc_{scope} of {'x'.join(map(str, shape))} {dt.name} takes "
+                             f"{size} bytes; on-chip buffers must be smaller than 2 GiB", node)
+        name = self._target_name(node) or scope
+        buf = Buffer(self.b.fresh(name), shape, dt, scope, name)
+        self.b.emit(f"{buf.ssa} = tile.alloc_{scope} : {buf.memref_type()}", self.loc(node))
+        return buf
+
+    def _target_name(self, node):
+        stmt = self.current_stmt
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            return stmt.targets[0].id
+        return None
+
+    def call_alloc_shared(self, node):
+        return self._alloc(node, "shared")
+
+    def call_alloc_fragment(self, node):
+        return self._alloc(node, "fragment")
+
+    def call_alloc_local(self, node):
+        return self._alloc(node, "local")
+
+    def _writes(self, buf):
+        """Notes that the kernel writes `buf` (the launcher refuses read-only
+        or overlapping arrays for the tensors a kernel writes)."""
+        if buf.scope == "global":
+            self.written.add(buf.name)
+
+    def _buffer_arg(self, x, node, what):
+        if isinstance(x, Buffer):
+            return x
+        if isinstance(x, Access):
+            raise self.error(f"{what} must be a whole buffer, not an indexed region", node)
+        raise self.error(f"{what} must be a buffer, got {x!r}", node)
+
+    def _region(self, x, node):
+        """(buffer, offsets, sizes or None) of a T.copy side."""
+        if isinstance(x, Buffer):
+            return x, None, None
+        if not isinstance(x, Access):
+            raise self.error(f"T.copy needs buffers or buffer regions, got {x!r}", node)
+        buf = x.buffer
+        if len(x.items) > buf.ndim:
+            raise self.error(f"'{buf.name}' has {buf.ndim} dimensions, indexed with "
+                             f"{len(x.items)}", node)
+        items = list(x.items) + [("slice", 0, None)] * (buf.ndim - len(x.items)) \
+            if not x.is_element else list(x.items)
+        if x.is_element and len(items) != buf.ndim:
+            raise self.error(f"'{buf.name}' has {buf.ndim} dimensions, indexed with "
+                             f"{len(items)}", node)
+        offsets, sizes = [], []
+        for d, it in enumerate(items):
+            if isinstance(it, tuple):
+                _, lo, hi = it
+                if hi is None:
+                    hi = buf.shape[d]
+                extent = None
+                if isinstance(lo, int) and isinstance(hi, int):
+                    extent = hi - lo
+                else:
+                    llo, lhi = LinExpr.of(lo), LinExpr.of(hi)
+                    if llo is not None and lhi is not None:
+                        extent = lhi.add(llo, -1).constant()
+                if extent is None or extent <= 0:
+                    raise self.error(f"the extent of slice {d} of '{buf.name}' must be a positive "
+                                     "compile-time constant (write start:start + size)", node)
+                self._size(extent, f"the extent of slice {d} of '{buf.name}'", node)
+                offsets.append(lo)
+                sizes.append(extent)
+            else:
+                offsets.append(it)
+                sizes.append(1)
+        return buf, offsets, (None if x.is_element else sizes)
+
+    def _offsets_text(self, offsets, node):
+        parts = []
+        for o in offsets:
+            if isinstance(o, int) and not isinstance(o, bool):
+                parts.append(self._literal(o, "index", node))
+            else:
+                parts.append(self.convert(self.value(o, node, "index"), "index", node).ssa)
+        return "[" + ", ".join(parts) + "]"
+
+    def call_copy(self, node):
+        a = self._args(node, ["src", "dst"], {"coalesced_width": None, "disable_tma": False,
+                                              "eviction_policy": None, "pad_value": None})
+        sbuf, soff, ssz = self._region(a["src"], node)
+        dbuf, doff, dsz = self._region(a["dst"], node)
+        self._writes(dbuf)
+
+        def whole(buf):
+            if any(not isinstance(d, int) for d in buf.shape):
+                raise self.error(f"'{buf.name}' has dynamic dimensions: give a region "
+                                 f"({buf.name}[i, j] or slices)", node)
+            return list(buf.shape)
+
+        def infer(buf, offsets, other_sizes):
+            # Element form: the trailing dims take the other side's extents.
+            rank = buf.ndim
+            tile = [s for s in other_sizes if s != 1] or [1]
+            if len(tile) > rank:
+                raise self.error(f"cannot place a {'x'.join(map(str, tile))} tile in "
+                                 f"'{buf.name}' of rank {rank}", node)
+            if len(other_sizes) <= rank:
+                return [1] * (rank - len(other_sizes)) + list(other_sizes)
+            return [1] * (rank - len(tile)) + tile
+
+        if soff is None and doff is None:
+            ssz, dsz = whole(sbuf), whole(dbuf)
+            soff, doff = [0] * sbuf.ndim, [0] * dbuf.ndim
+        elif soff is None:
+            ssz = whole(sbuf)
+            soff = [0] * sbuf.ndim
+            dsz = dsz or infer(dbuf, doff, ssz)
+        elif doff is None:
+            dsz = whole(dbuf)
+            doff = [0] * dbuf.ndim
+            ssz = ssz or infer(sbuf, soff, dsz)
+        else:
+            if ssz is None and dsz is None:
+                raise self.error("T.copy between two indexed elements: give one side as a "
+                                 "buffer or slices", node)
+            ssz = ssz or infer(sbuf, soff, dsz)
+            dsz = dsz or infer(dbuf, doff, ssz)
+        # As in TileLang, both sides cover one tile: extents of 1 drop out
+        # (A[i, 0:64] is a 64-tile), an element takes the other side's tile,
+        # and regions whose other extents differ are rejected (never clipped).
+        if [s for s in ssz if s != 1] != [s for s in dsz if s != 1]:
+            raise self.error(f"T.copy from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
+                             f"to a {'x'.join(map(str, dsz))} region of '{dbuf.name}': both "
+                             "sides must have the same extents (apart from extents of 1)", node)
+        loc = self.loc(node)
+        attrs = []
+        if a["pad_value"] is not None:
+            pv = a["pad_value"]
+            attrs.append(f"pad = {self._literal(pv, sbuf.dtype.mlir, node)} : {sbuf.dtype.mlir}")
+        if self._flag(a["disable_tma"], "disable_tma", node):
+            attrs.append("tile.disable_tma")
+        text = (f"tile.copy {sbuf.ssa}{self._offsets_text(soff, node)} [{', '.join(map(str, ssz))}]"
+                f" to {dbuf.ssa}{self._offsets_text(doff, node)} [{', '.join(map(str, dsz))}]")
+        if attrs:
+            text += " {" + ", ".join(attrs) + "}"
+        self.b.emit(f"{text} : {sbuf.memref_type()} to {dbuf.memref_type()}", loc)
+
+    def call_gemm(self, node):
+        a = self._args(node, ["A", "B", "C", "transpose_A", "transpose_B", "policy"],
+                       {"transpose_A": False, "transpose_B": False,
+                        "policy": T.GemmWarpPolicy.Square, "clear_accum": False,
+                        "k_pack": 1, "wg_wait": 0})
+        A = self._buffer_arg(a["A"], node, "A")
+        B = self._buffer_arg(a["B"], node, "B")
+        C = self._buffer_arg(a["C"], node, "C")
+        self._writes(C)
+        self.b.emit(f"tile.gemm {A.ssa}, {B.ssa}, {C.ssa}{self._gemm_attrs(a, node)} : "
+                    f"{A.memref_type()}, {B.memref_type()}, {C.memref_type()}", self.loc(node))
+
+    def _flag(self, value, name, node):
+        """Argument `name` of a T.* call is True or False."""
+        if not isinstance(value, bool):
+            raise self.error(f"{name} must be True or False, got {value!r}", node)
+        return value
+
+    def _gemm_attrs(self, a, node, sparse=False):
+        for name in ("transpose_A", "transpose_B", "clear_accum"):
+            if name in a:
+                self._flag(a[name], name, node)
+        attrs = []
+        if a.get("transpose_A"):
+            if sparse:
+                raise self.error("T.gemm_sp does not support transpose_A", node)
+            attrs.append("transpose_a")
+        if a.get("transpose_B"):
+            attrs.append("transpose_b")
+        if a.get("clear_accum"):
+            attrs.append("clear_accum")
+        policy = a.get("policy", T.GemmWarpPolicy.Square)
+        if not isinstance(policy, T.GemmWarpPolicy):
+            raise self.error("policy must be a T.GemmWarpPolicy", node)
+        if policy is not T.GemmWarpPolicy.Square:
+            attrs.append(f"policy = #tile.policy<{policy.value}>")
+        return (" {" + ", ".join(attrs) + "}") if attrs else ""
+
+    def call_gemm_sp(self, node):
+        a = self._args(node, ["A_sparse", "E", "B", "C", "transpose_A", "transpose_B", "policy"],
+                       {"transpose_A": False, "transpose_B": False,
+                        "policy": T.GemmWarpPolicy.Square, "clear_accum": False})
+        bufs = [self._buffer_arg(a[n], node, n) for n in ("A_sparse", "E", "B", "C")]
+        self._writes(bufs[-1])
+        self.b.emit(f"tile.gemm_sp {', '.join(b.ssa for b in bufs)}"
+                    f"{self._gemm_attrs(a, node, sparse=True)} : "
+                    f"{', '.join(b.memref_type() for b in bufs)}", self.loc(node))
+
+    def call_clear(self, node):
+        a = self._args(node, ["buffer"])
+        buf = self._buffer_arg(a["buffer"], node, "T.clear's argument")
+        self._writes(buf)
+        self.b.emit(f"tile.clear {buf.ssa} : {buf.memref_type()}", self.loc(node))
+
+    def call_fill(self, node):
+        a = self._args(node, ["buffer", "value"])
+        buf = self._buffer_arg(a["buffer"], node, "T.fill's buffer")
+        self._writes(buf)
+        v = self.convert(self.value(a["value"], node, buf.dtype.mlir), buf.dtype.mlir, node)
+        self.b.emit(f"tile.fill {buf.ssa}, {v.ssa} : {buf.memref_type()}, {v.type}", self.loc(node))
+
+    def _reduce(self, node, kind):
+        a = self._args(node, ["buffer", "out", "dim", "clear"], {"dim": -1, "clear": True})
+        src = self._buffer_arg(a["buffer"], node, "the reduced buffer")
+        dst = self._buffer_arg(a["out"], node, "the output buffer")
+        self._writes(dst)
+        dim = a["dim"]
+        if isinstance(dim, bool) or not isinstance(dim, int) or not -src.ndim <= dim < src.ndim:
+            raise self.error(f"dim must be an integer in [{-src.ndim}, {src.ndim}), got {dim!r}",
+                             node)
+        dim %= src.ndim
+        self._flag(a["clear"], "clear", node)
+        clear = "" if a["clear"] else " {clear = false}"
+        self.b.emit(f"tile.reduce {kind} {src.ssa} into {dst.ssa} dim = {dim}{clear} : "
+                    f"{src.memref_type()} into {dst.memref_type()}", self.loc(node))
+
+    def call_reduce_max(self, node):
+        self._reduce(node, "max")
+
+    def call_reduce_min(self, node):
+        self._reduce(node, "min")
+
+    def call_reduce_sum(self, node):
+        self._reduce(node, "sum")
+
+    def call_reduce_abssum(self, node):
+        self._reduce(node, "abssum")
+
+    def call_reduce_absmax(self, node):
+        self._reduce(node, "absmax")
+
+    def _atomic(self, node, kind):
+        a = self._args(node, ["dst", "value"], {"memory_order": None})
+        dst, value = a["dst"], a["value"]
+        if isinstance(dst, Buffer):
+            buf, offsets, sizes = dst, [0] * dst.ndim, list(dst.shape)
+        elif isinstance(dst, Access):
+            buf, offsets, sizes = self._region(dst, node)
+        else:
+            raise self.error("T.atomic_* needs a buffer element or region as destination", node)
+        self._writes(buf)
+        region = ""
+        if isinstance(value, Buffer):
+            # A tile: its shape is the region's (unit dims aside).
+            if sizes is not None and [d for d in sizes if d != 1] != \
+                    [d for d in value.shape if d != 1]:
+                raise self.error(f"T.atomic_{kind} of the {'x'.join(map(str, value.shape))} "
+                                 f"tile '{value.name}' into a region of '{buf.name}' of shape "
+                                 f"{'x'.join(map(str, sizes))}: the shapes must match", node)
+            vtext, vtype = value.ssa, value.memref_type()
+        else:
+            # A scalar into an element, or into every element of a region or
+            # a whole buffer.
+            if sizes is not None:
+                if any(not isinstance(d, int) for d in sizes):
+                    raise self.error(f"'{buf.name}' has dynamic dimensions: give the region "
+                                     f"that T.atomic_{kind} updates as slices", node)
+                region = f" sizes [{', '.join(map(str, sizes))}]"
+            v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
+            vtext, vtype = v.ssa, v.type
+        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}{region}, "
+                    f"{vtext} : {buf.memref_type()}, {vtype}", self.loc(node))
+
+    def call_atomic_add(self, node):
+        self._atomic(node, "add")
+
+    def call_atomic_max(self, node):
+        self._atomic(node, "max")
+
+    def call_atomic_min(self, node):
+        self._atomic(node, "min")
+
+    def call_annotate_layout(self, node):
+        a = self._args(node, ["layout_map"])
+        mapping = a["layout_map"]
+        if not isinstance(mapping, dict):
+            raise self.error("T.annotate_layout takes {buffer: layout}", node)
+        for buf, lay in mapping.items():
+            buf = self._buffer_arg(buf, node, "a layout's key")
+            if lay is None:
+                continue
+            if not isinstance(lay, layout_mod.SwizzleLayout):
+                raise self.error(f"unsupported layout {lay!r}; use "
+                                 "tilemlir.layout.make_swizzled_layout(buffer)", node)
+            self.b.emit(f"tile.annotate_layout {buf.ssa} layout({lay.attr()}) : "
+                        f"{buf.memref_type()}", self.loc(node))
+
+    def call_annotate_safe_value(self, node):
+        a = self._args(node, ["safe_value_map"])
+        mapping = a["safe_value_map"]
+        if not isinstance(mapping, dict):
+            raise self.error("T.annotate_safe_value takes {tensor: value}", node)
+        if self.kernel is None:
+            raise self.error("T.annotate_safe_value must be inside `with T.Kernel(...)`", node)
+        for buf, value in mapping.items():
+            buf = self._buffer_arg(buf, node, "a safe value's key")
+            if buf.scope != "global":
+                raise self.error(f"T.annotate_safe_value applies to global tensors; "
+                                 f"'{buf.name}' is a {buf.scope} buffer", node)
+            if isinstance(value, TypedConstant):
+                value = value.value
+            if isinstance(value, Value) or not isinstance(value, (int, float)):
+                raise self.error(f"the safe value of '{buf.name}' must be a compile-time "
+                                 f"number, got {value!r}", node)
+            v = self.const(value, buf.dtype.mlir, node)
+            self.b.emit(f"tile.annotate_safe_value {buf.ssa}, {v.ssa} : {buf.memref_type()}, "
+                        f"{v.type}", self.loc(node))
+
+    def _grouped_order(self, linear, rows, cols, group, node):
+        """(row, col) of the `linear`-th tile of a rows x cols grid walked in
+        groups of `group` rows (the last group may be narrower), each group
+        column by column: consecutive tiles share the same few rows of A and
+        sweep the columns of B, which stay in L2 (T.use_swizzle,
+        T.Persistent)."""
+        per_group = self.binop(ast.Mult(), group, cols, node)
+        first = self.binop(ast.Mult(), self.binop(ast.FloorDiv(), linear, per_group, node),
+                           group, node)
+        size = self.minmax("min", [self.binop(ast.Sub(), rows, first, node), group], node)
+        in_group = self.binop(ast.Mod(), linear, per_group, node)
+        return (self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node), node),
+                self.binop(ast.FloorDiv(), in_group, size, node))
+
+    def call_use_swizzle(self, node):
+        a = self._args(node, ["panel_size", "order", "enable"], {"order": "row", "enable": True})
+        if not a["enable"]:
+            return
+        if self.kernel is None or len(self.kernel[0]) < 2:
+            raise self.error("T.use_swizzle needs a kernel with a 2-d grid", node)
+        group = self._size(a["panel_size"], "panel_size", node)
+        (bx, by), (gx, gy) = self.kernel[0][:2], self.kernel[1][:2]
+        # In thread-block clusters the walk is over whole clusters (each
+        # block keeps its place in its cluster), so that the blocks of a
+        # cluster still share their rows or columns (TMA multicast).
+        cx, cy = (self.launch["cluster"] or [1, 1])[:2]
+        if a["order"] == "col":
+            bx, by, gx, gy, cx, cy = by, bx, gy, gx, cy, cx
+
+        def split(b, g, c):
+            if c == 1:
+                return b, g, None
+            return (self.binop(ast.FloorDiv(), b, c, node),
+                    self.binop(ast.FloorDiv(), g, c, node),
+                    self.binop(ast.Mod(), b, c, node))
+
+        def join(b, c, r):
+            if c == 1:
+                return b
+            return self.binop(ast.Add(), self.binop(ast.Mult(), b, c, node), r, node)
+        bx, gx, rx = split(bx, gx, cx)
+        by, gy, ry = split(by, gy, cy)
+        pid = self.binop(ast.Add(), self.binop(ast.Mult(), by, gx, node), bx, node)
+        new_by, new_bx = self._grouped_order(pid, gy, gx, group, node)
+        new_bx, new_by = join(new_bx, cx, rx), join(new_by, cy, ry)
+        if a["order"] == "col":
+            new_bx, new_by = new_by, new_bx
+        old = self.kernel[0]
+        for scope in self.scopes:
+            for name, v in list(scope.vars.items()):
+                if v is old[0]:
+                    scope.vars[name] = new_bx
+                elif v is old[1]:
+                    scope.vars[name] = new_by
