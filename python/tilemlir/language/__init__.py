@@ -16,6 +16,8 @@ from .dtypes import (DType, as_dtype, bfloat16, boolean, float8_e4m3, float8_e5m
 bool_ = boolean
 float = float32  # noqa: A001 - TileLang's T.float
 half = float16
+# TileLang's dtype class: T.dtype("float16"), `dtype: T.dtype = T.float16`.
+dtype = dtypes.DType
 
 
 class Intrinsic:
@@ -41,7 +43,7 @@ class TensorSpec:
         if isinstance(shape, (int, DynamicDim)):
             shape = (shape,)
         self.shape = tuple(shape)
-        self.dtype = as_dtype(dtype)
+        self.dtype = dtypes.storable(dtype)
         size = (self.dtype.bits + 7) // 8
         for d in self.shape:
             if isinstance(d, bool) or not isinstance(d, (int, DynamicDim)):
@@ -214,5 +216,17 @@ infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
+
+
+
+def __getattr__(name):
+    """TileLang's other dtype names: C aliases (T.int, T.uint, T.bool, ...:
+    not module globals, which would hide Python's builtins here), 4-bit and
+    float8 variants, vector dtypes (T.float32x2). A name kernels cannot hold
+    in buffers says so where a buffer or tensor takes it."""
+    if name in dtypes._BY_NAME:
+        return dtypes._BY_NAME[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [name for name in dir() if not name.startswith("_")]

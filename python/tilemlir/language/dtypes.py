@@ -10,15 +10,24 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
 
 
 class DType:
-    """A scalar type: its TileLang name, MLIR type and numpy dtype."""
+    """A scalar type: its TileLang name, MLIR type and numpy dtype.
 
-    __slots__ = ("name", "mlir", "bits", "kind")
+    `T.dtype` is this class: `T.dtype("float16")`, `T.dtype(torch.float16)`
+    or `T.dtype(T.float16)` give the one DType object of that type (TileLang
+    programs also annotate dtype parameters with it). `lanes` > 1 is a vector
+    dtype (`T.float32x2`); `storage` is None where kernels may hold the type
+    in buffers and tensors, else why they may not."""
 
-    def __init__(self, name, mlir, bits, kind):
-        self.name = name
-        self.mlir = mlir
-        self.bits = bits
-        self.kind = kind  # "float", "int", "uint" or "bool"
+    __slots__ = ("name", "mlir", "bits", "kind", "lanes", "storage")
+
+    def __new__(cls, value):
+        return as_dtype(value)
+
+    @classmethod
+    def _define(cls, name, mlir, bits, kind, lanes=1, storage=None):
+        d = object.__new__(cls)
+        d.name, d.mlir, d.bits, d.kind, d.lanes, d.storage = name, mlir, bits, kind, lanes, storage
+        return d
 
     @property
     def is_float(self):
@@ -29,8 +38,34 @@ class DType:
         return self.kind in ("int", "uint", "bool")
 
     @property
+    def bytes(self):
+        """Bytes of one value (all lanes); a 4-bit type takes half a byte."""
+        return self.bits * self.lanes / 8 if self.bits < 8 else self.bits * self.lanes // 8
+
+    @property
     def numpy(self):
         return _numpy_dtype(self)
+
+    def as_torch(self):
+        """The torch dtype of tensors holding this type (TileLang's choice:
+        int4 and float4_e2m1fn are stored in bytes)."""
+        import torch
+        if self.name == "handle":
+            return None
+        name = _TORCH_STORAGE.get(self.name, self.name)
+        for candidate in ([name] if isinstance(name, str) else name):
+            if hasattr(torch, candidate):
+                return getattr(torch, candidate)
+        raise ValueError(f"dtype {self.name} has no torch dtype in this torch ({torch.__version__})")
+
+    def is_float4_e2m1fn(self):
+        return self.name == "float4_e2m1fn"
+
+    def is_float4_e2m1_unpacked(self):
+        return False
+
+    def is_float4(self):
+        return self.is_float4_e2m1fn()
 
     def __call__(self, value):
         """T.float32(1.0): a typed constant (used in expressions)."""
@@ -40,10 +75,10 @@ class DType:
     def __eq__(self, other):
         if isinstance(other, str):
             other = _BY_NAME.get(other)
-        return isinstance(other, DType) and other.mlir == self.mlir
+        return isinstance(other, DType) and (other.mlir, other.kind) == (self.mlir, self.kind)
 
     def __hash__(self):
-        return hash(self.mlir)
+        return hash(self.name)
 
     def __repr__(self):
         return f"T.{self.name}"
@@ -52,28 +87,129 @@ class DType:
         return self.name
 
 
-float16 = DType("float16", "f16", 16, "float")
-bfloat16 = DType("bfloat16", "bf16", 16, "float")
-float32 = DType("float32", "f32", 32, "float")
-float64 = DType("float64", "f64", 64, "float")
-float8_e4m3 = DType("float8_e4m3", "f8E4M3FN", 8, "float")
-float8_e5m2 = DType("float8_e5m2", "f8E5M2", 8, "float")
-int8 = DType("int8", "i8", 8, "int")
-int16 = DType("int16", "i16", 16, "int")
-int32 = DType("int32", "i32", 32, "int")
-int64 = DType("int64", "i64", 64, "int")
-uint8 = DType("uint8", "i8", 8, "uint")
-boolean = DType("bool", "i1", 1, "bool")
+_d = DType._define
+float16 = _d("float16", "f16", 16, "float")
+bfloat16 = _d("bfloat16", "bf16", 16, "float")
+float32 = _d("float32", "f32", 32, "float")
+float64 = _d("float64", "f64", 64, "float")
+float8_e4m3 = _d("float8_e4m3", "f8E4M3FN", 8, "float")
+float8_e5m2 = _d("float8_e5m2", "f8E5M2", 8, "float")
+int8 = _d("int8", "i8", 8, "int")
+int16 = _d("int16", "i16", 16, "int")
+int32 = _d("int32", "i32", 32, "int")
+int64 = _d("int64", "i64", 64, "int")
+uint8 = _d("uint8", "i8", 8, "uint")
+uint16 = _d("uint16", "i16", 16, "uint")
+uint32 = _d("uint32", "i32", 32, "uint")
+uint64 = _d("uint64", "i64", 64, "uint")
+boolean = _d("bool", "i1", 1, "bool")
 
 ALL = [float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2, int8, int16,
-       int32, int64, uint8, boolean]
+       int32, int64, uint8, uint16, uint32, uint64, boolean]
 
-_BY_NAME = {d.name: d for d in ALL}
+# TileLang names that exist here as dtypes (T.dtype(...), .bits, .as_torch())
+# but that kernels cannot hold in buffers and tensors yet.
+_NO_4BIT = "4-bit elements (packed two a byte) are not supported in buffers and tensors yet"
+_NO_FP8 = ("this float8 variant is not supported in buffers and tensors; float8_e4m3 "
+           "(e4m3fn) and float8_e5m2 are")
+NAME_ONLY = [
+    _d("int4", "i4", 4, "int", storage=_NO_4BIT),
+    _d("uint4", "i4", 4, "uint", storage=_NO_4BIT),
+    _d("float4_e2m1fn", "f4E2M1FN", 4, "float", storage=_NO_4BIT),
+    _d("float8_e4m3fnuz", "f8E4M3FNUZ", 8, "float", storage=_NO_FP8),
+    _d("float8_e5m2fnuz", "f8E5M2FNUZ", 8, "float", storage=_NO_FP8),
+    _d("float8_e8m0fnu", "f8E8M0FNU", 8, "float", storage=_NO_FP8),
+    _d("handle", "!llvm.ptr", 64, "handle",
+       storage="T.handle is an opaque pointer; declare tensors with T.Tensor(shape, dtype)"),
+]
+
+_BY_NAME = {d.name: d for d in ALL + NAME_ONLY}
+
+# Vector dtypes (TileLang's T.float32x2 ...): values of `lanes` elements
+# moved as one; buffers here hold scalars, so a vector dtype names a value
+# type only (the x2 / x4 atomics take it from their call).
+_VECTOR_BASES = [float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2, int8, int16,
+                 int32, int64, uint8, uint16, uint32, uint64]
+VECTORS = []
+for _base in _VECTOR_BASES:
+    for _lanes in (2, 4, 8, 16, 32, 64):
+        VECTORS.append(_d(f"{_base.name}x{_lanes}", f"vector<{_lanes}x{_base.mlir}>", _base.bits,
+                          _base.kind, _lanes,
+                          storage=f"vector dtype {_base.name}x{_lanes}: buffers and tensors hold "
+                                  f"scalars here (use {_base.name} with a last dimension of "
+                                  f"{_lanes})"))
+_BY_NAME.update({d.name: d for d in VECTORS})
 _BY_NAME.update({
     "float": float32, "half": float16, "double": float64, "bf16": bfloat16,
     "fp16": float16, "fp32": float32, "e4m3_float8": float8_e4m3,
     "e5m2_float8": float8_e5m2, "float8_e4m3fn": float8_e4m3, "int": int32,
+    "short": int16, "long": int64, "uint": uint32, "ulong": uint64,
 })
+_BY_NAME.update({f"float8_e4m3fnx{n}": _BY_NAME[f"float8_e4m3x{n}"] for n in (2, 4, 8, 16, 32, 64)})
+
+# TileLang's torch storage of the types torch lacks (several spellings
+# across torch versions).
+_TORCH_STORAGE = {
+    "float8_e4m3": "float8_e4m3fn", "int4": "int8", "uint4": "uint8",
+    "float4_e2m1fn": ("float4_e2m1fn_x2", "int8"), "bool": "bool",
+}
+
+_all_dtypes = sorted(_BY_NAME)
+
+
+def _torch_tables():
+    import torch
+    table = {}
+    for d in ALL + NAME_ONLY:
+        if d.storage is None or d.name in ("float8_e4m3fnuz", "float8_e5m2fnuz",
+                                           "float8_e8m0fnu"):
+            t = getattr(torch, _TORCH_STORAGE.get(d.name, d.name), None)
+            if isinstance(t, torch.dtype):
+                table.setdefault(t, d.name)
+    return table
+
+
+def __getattr__(name):
+    """TileLang's torch <-> dtype-name tables, built when first asked for
+    (this module does not import torch)."""
+    if name == "_TORCH_DTYPE_TO_STR":
+        return _torch_tables()
+    if name == "_STR_TO_TORCH_DTYPE":
+        return {v: k for k, v in _torch_tables().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+dtype = DType
+
+
+def get_tvm_dtype(value):
+    return as_dtype(value)
+
+
+def resolve_torch_storage_dtype(value):
+    """The dtype of the torch tensors that store `value`'s type."""
+    return as_dtype(as_dtype(value).as_torch())
+
+
+def is_float4_e2m1fn(value):
+    return as_dtype(value).is_float4_e2m1fn()
+
+
+def is_float4_e2m1_unpacked(value):
+    return as_dtype(value).is_float4_e2m1_unpacked()
+
+
+def is_float4(value):
+    return as_dtype(value).is_float4()
+
+
+def storable(value):
+    """The DType of `value`, which kernels may hold in buffers and tensors;
+    a TypeError that says why not otherwise."""
+    d = as_dtype(value)
+    if d.storage is not None:
+        raise TypeError(f"dtype {d.name}: {d.storage}")
+    return d
 
 
 def as_dtype(value):
@@ -84,7 +220,10 @@ def as_dtype(value):
         if value in _BY_NAME:
             return _BY_NAME[value]
         raise TypeError(f"unknown dtype {value!r}; expected one of "
-                        f"{', '.join(sorted(_BY_NAME))}")
+                        f"{', '.join(n for n in _all_dtypes if _BY_NAME[n].lanes == 1)} "
+                        "(or a vector dtype such as float32x2)")
+    if value in _PYTHON_TYPES:
+        return _PYTHON_TYPES[value]
     text = str(value)
     if text.startswith("torch."):
         return as_dtype(text[len("torch."):].replace("float8_e4m3fn", "float8_e4m3"))
@@ -100,7 +239,12 @@ def as_dtype(value):
     raise TypeError(f"unsupported dtype {value!r}")
 
 
+_PYTHON_TYPES = {bool: boolean, int: int32, float: float32}
+
+
 def _numpy_dtype(d):
+    if d.storage is not None:
+        raise TypeError(f"dtype {d.name} has no numpy dtype here: {d.storage}")
     if d is bfloat16:
         return np.dtype(ml_dtypes.bfloat16)
     if d is float8_e4m3:

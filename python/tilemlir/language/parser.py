@@ -63,10 +63,10 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
         return TileCompileError("error: " + message, filename, line, col)
 
     def dtype(self, value, node):
-        """The DType of a dtype string or object; an unknown one is reported
-        at `node`."""
+        """The DType of a dtype string or object; an unknown one, or one
+        kernels cannot hold, is reported at `node`."""
         try:
-            return dtypes.as_dtype(value)
+            return dtypes.storable(value)
         except TypeError as e:
             raise self.error(str(e), node) from None
 
