@@ -34,7 +34,9 @@ class TileOpsMixin:
 
     def _alloc(self, node, scope):
         a = self._args(node, ["shape", "dtype", "scope"], {"dtype": "float32", "scope": None})
-        shape = a["shape"]
+        return self._new_buffer(node, scope, a["shape"], a["dtype"])
+
+    def _new_buffer(self, node, scope, shape, dtype):
         if isinstance(shape, int):
             shape = (shape,)
         if not isinstance(shape, (tuple, list)) or not all(
@@ -43,7 +45,7 @@ class TileOpsMixin:
                              node)
         if self.kernel is None:
             raise self.error(f"T.alloc_{scope} must be inside `with T.Kernel(...)`", node)
-        dt = self.dtype(a["dtype"], node)
+        dt = self.dtype(dtype, node)
         size = (dt.bits + 7) // 8
         for d in shape:
             size *= d
@@ -247,12 +249,20 @@ class TileOpsMixin:
         a = self._args(node, ["buffer"])
         buf = self._buffer_arg(a["buffer"], node, "T.clear's argument")
         self._writes(buf)
+        buf.reducer_seed = None
         self.b.emit(f"tile.clear {buf.ssa} : {buf.memref_type()}", self.loc(node))
 
     def call_fill(self, node):
         a = self._args(node, ["buffer", "value"])
         buf = self._buffer_arg(a["buffer"], node, "T.fill's buffer")
         self._writes(buf)
+        if buf.reducer in ("sum",) and a["value"] not in (0, 0.0):
+            # Every thread's copy starts from the value: the result would
+            # count it once per thread.
+            raise self.error(f"T.fill of the sum reducer '{buf.name}' with {a['value']!r}: a sum "
+                             "reducer starts at 0 (T.clear); give a starting value with "
+                             f"T.reducer_init({buf.name}, value)", node)
+        buf.reducer_seed = None
         v = self.convert(self.value(a["value"], node, buf.dtype.mlir), buf.dtype.mlir, node)
         self.b.emit(f"tile.fill {buf.ssa}, {v.ssa} : {buf.memref_type()}, {v.type}", self.loc(node))
 
@@ -320,6 +330,43 @@ class TileOpsMixin:
 
     def call_atomic_add(self, node):
         self._atomic(node, "add")
+
+    def _atomic_add_lanes(self, node, lanes):
+        """T.atomic_addx2 / x4 (dst, value): `lanes` consecutive elements
+        along the last dimension, from dst's and value's element on (or
+        their regions of that extent), each added atomically."""
+        a = self._args(node, ["dst", "value", "return_prev"],
+                       {"return_prev": False, "memory_order": None})
+        if a["return_prev"] is not False:
+            raise self.error(f"T.atomic_addx{lanes}(..., return_prev=True) is not supported yet",
+                             node)
+        starts = []
+        for what in ("dst", "value"):
+            x = a[what]
+            if not isinstance(x, Access):
+                raise self.error(f"T.atomic_addx{lanes} needs buffer elements or regions, got "
+                                 f"{x!r} as {what}", node)
+            buf, offsets, sizes = self._region(x, node)
+            if sizes is not None and (sizes[-1] != lanes or any(d != 1 for d in sizes[:-1])):
+                raise self.error(f"T.atomic_addx{lanes}: the {what} region of '{buf.name}' must "
+                                 f"be {lanes} elements along its last dimension, got "
+                                 f"{'x'.join(map(str, sizes))}", node)
+            starts.append((buf, offsets))
+        (dbuf, doff), (vbuf, voff) = starts
+        self._writes(dbuf)
+        for k in range(lanes):
+            def at(offsets):
+                return offsets[:-1] + [self.binop(ast.Add(), offsets[-1], k, node)]
+            v = self.load(Access(vbuf, at(voff), node), node)
+            v = self.convert(v, dbuf.dtype.mlir, node)
+            self.b.emit(f"tile.atomic_add {dbuf.ssa}{self._offsets_text(at(doff), node)}, "
+                        f"{v.ssa} : {dbuf.memref_type()}, {v.type}", self.loc(node))
+
+    def call_atomic_addx2(self, node):
+        self._atomic_add_lanes(node, 2)
+
+    def call_atomic_addx4(self, node):
+        self._atomic_add_lanes(node, 4)
 
     def call_atomic_max(self, node):
         self._atomic(node, "max")
@@ -417,3 +464,100 @@ class TileOpsMixin:
                     scope.vars[name] = new_bx
                 elif v is old[1]:
                     scope.vars[name] = new_by
+
+    # ------------------------------------------------------------ reducers
+
+    _REDUCER_OPS = ("sum", "max", "min")
+
+    def call_alloc_reducer(self, node):
+        """A reduction buffer: a local buffer (each thread combines its loop
+        iterations' contributions into its own copy) that T.finalize_reducer
+        combines across the block."""
+        a = self._args(node, ["shape", "dtype", "op", "replication"],
+                       {"dtype": "float32", "op": "sum", "replication": None})
+        op = a["op"]
+        if op in ("bitand", "bitor", "bitxor"):
+            raise self.error(f"T.alloc_reducer with op={op!r}: bitwise reducers are not "
+                             "supported yet (sum, max and min are)", node)
+        if op not in self._REDUCER_OPS:
+            raise self.error(f"T.alloc_reducer op must be 'sum', 'max' or 'min', got {op!r}", node)
+        # Where the copies live is the compiler's choice here: every thread
+        # holds one, whatever the replication asked for.
+        if a["replication"] not in (None, "all", "none"):
+            raise self.error("T.alloc_reducer replication must be 'all' or 'none', got "
+                             f"{a['replication']!r}", node)
+        buf = self._new_buffer(node, "local", a["shape"], a["dtype"])
+        buf.reducer = op
+        return buf
+
+    def _reducer_arg(self, x, node, what):
+        buf = self._buffer_arg(x, node, what)
+        if buf.reducer is None:
+            raise self.error(f"{what} must be a buffer made by T.alloc_reducer, got "
+                             f"'{buf.name}' ({buf.scope})", node)
+        return buf
+
+    def _reducer_identity(self, buf, node):
+        t = buf.dtype.mlir
+        if buf.reducer == "sum":
+            return self.const(0.0 if buf.dtype.is_float else 0, t, node)
+        sign = -1 if buf.reducer == "max" else 1
+        if buf.dtype.is_float:
+            return self.const(sign * float("inf"), t, node)
+        bits = buf.dtype.bits
+        return self.const(-(1 << (bits - 1)) if sign < 0 else (1 << (bits - 1)) - 1, t, node)
+
+    def call_reducer_init(self, node):
+        """Opens a reduction: the copies start from the op's identity; `init`
+        is combined into each result once, when it is finalized."""
+        a = self._args(node, ["reducer", "init"], {"init": None})
+        buf = self._reducer_arg(a["reducer"], node, "T.reducer_init's reducer")
+        t = buf.dtype.mlir
+        identity = self._reducer_identity(buf, node)
+        self.b.emit(f"tile.fill {buf.ssa}, {identity.ssa} : {buf.memref_type()}, {t}",
+                    self.loc(node))
+        buf.reducer_seed = None
+        if a["init"] is not None:
+            buf.reducer_seed = self.convert(self.value(a["init"], node, t), t, node)
+
+    def call_reducer_update(self, node):
+        """Combines `value` into the element `acc[indices]` of a reducer."""
+        a = self._args(node, ["target", "value"])
+        target = a["target"]
+        if not isinstance(target, Access) or not target.is_element:
+            raise self.error("T.reducer_update needs an element of a reducer, such as acc[i]", node)
+        buf = self._reducer_arg(target.buffer, node, "T.reducer_update's target")
+        old = self.load(target, node)
+        if buf.reducer == "sum":
+            new = self.binop(ast.Add(), old, a["value"], node)
+        else:
+            new = self.minmax(buf.reducer, [old, a["value"]], node)
+        self.store(target, new, node)
+
+    def call_finalize_reducer(self, node):
+        """Combines the copies of a reducer across the block (in place), or,
+        given `dst`, into the fragment `dst`."""
+        a = self._args(node, ["reducer", "dst", "batch", "annotations"],
+                        {"dst": None, "batch": 1, "annotations": None})
+        buf = self._reducer_arg(a["reducer"], node, "T.finalize_reducer's reducer")
+        batch = a["batch"]
+        if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+            raise self.error(f"T.finalize_reducer: batch must be >= 1, got {batch!r}", node)
+        seed = buf.reducer_seed
+        text = f"tile.finalize_reducer {buf.reducer} {buf.ssa}"
+        if seed is not None:
+            text += f" seed {seed.ssa} : {buf.memref_type()}, {seed.type}"
+        else:
+            text += f" : {buf.memref_type()}"
+        self._writes(buf)
+        self.b.emit(text, self.loc(node))
+        if a["dst"] is not None:
+            dst = self._buffer_arg(a["dst"], node, "T.finalize_reducer's destination")
+            if dst.shape != buf.shape:
+                raise self.error(f"T.finalize_reducer into '{dst.name}' of shape {dst.shape}: "
+                                 f"the reducer '{buf.name}' has shape {buf.shape}", node)
+            self._writes(dst)
+            dims = ", ".join(map(str, buf.shape))
+            zeros = self._offsets_text([0] * buf.ndim, node)
+            self.b.emit(f"tile.copy {buf.ssa}{zeros} [{dims}] to {dst.ssa}{zeros} [{dims}] : "
+                        f"{buf.memref_type()} to {dst.memref_type()}", self.loc(node))
