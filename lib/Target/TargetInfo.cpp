@@ -194,11 +194,15 @@ public:
   }
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
-    return prepareKernelForNVVM(rewriter, kernel, sm, getMaxSharedMemoryBytes(),
-                                getMaxFragmentWordsPerThread());
+    if (failed(prepareKernelForNVVM(rewriter, kernel, sm,
+                                    getMaxSharedMemoryBytes(),
+                                    getMaxFragmentWordsPerThread())))
+      return failure();
+    return prepareReducersForNVVM(rewriter, kernel);
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns, sm);
+    populateReducerToNVVMPatterns(patterns);
   }
   LogicalResult finishLowerOps(RewriterBase &rewriter,
                                KernelOp kernel) const override {

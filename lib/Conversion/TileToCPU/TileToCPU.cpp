@@ -540,6 +540,31 @@ struct ParallelLowering : public OpRewritePattern<ParallelOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Reducers
+//===----------------------------------------------------------------------===//
+
+/// A block runs on one thread: its copy of the reducer is the result
+/// already; only the seed remains to be combined in.
+struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FinalizeReducerOp op,
+                                PatternRewriter &rewriter) const override {
+    if (Value seed = op.getSeed()) {
+      Value buffer = op.getReducer();
+      buildTileLoops(rewriter, op.getLoc(), op.getReducer().getType().getShape(),
+                     [&](OpBuilder &b, Location l, ValueRange ivs) {
+                       Value v = memref::LoadOp::create(b, l, buffer, ivs);
+                       memref::StoreOp::create(
+                           b, l, reduceCombine(b, l, op.getKind(), v, seed),
+                           buffer, ivs);
+                     });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 } // namespace
 
 void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
@@ -547,7 +572,7 @@ void mlir::tile::populateTileToCPUOpPatterns(RewritePatternSet &patterns) {
   patterns.add<AllocLowering<AllocSharedOp>, AllocLowering<AllocFragmentOp>,
                AllocLowering<AllocLocalOp>, FillLowering, ClearLowering,
                CopyLowering, GemmLowering, GemmSpLowering, ReduceLowering,
-               ParallelLowering>(ctx);
+               ParallelLowering, FinalizeReducerLowering>(ctx);
   populateSerialPipelinedAndLayoutPatterns(patterns);
   patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
                AtomicLowering<AtomicMinOp>>(ctx);

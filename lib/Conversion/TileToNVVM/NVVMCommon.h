@@ -126,6 +126,31 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
       .second;
 }
 
+/// Runs `body` for every element the current thread holds in a fragment of
+/// `layout` with `registers` registers: body(builder, loc, register,
+/// element indices). Registers are constants (the loop is unrolled). With
+/// `ownedOnly`, only for the elements the thread owns: each element once,
+/// for writes out of a (possibly replicated) fragment.
+void forEachHeldElement(
+    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
+    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
+    bool ownedOnly = false);
+
+int64_t numElements(ArrayRef<int64_t> shape);
+
+/// Decomposes a row-major linear index into indices of `shape`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> shape);
+
+/// A loop in which thread t visits t, t + T, t + 2T, ... < n.
+void buildThreadStridedLoop(
+    OpBuilder &b, Location loc, int64_t n, int64_t threads,
+    function_ref<void(OpBuilder &, Location, Value)> body);
+
+/// A value shuffled across lanes (xor `mask`), widened to 32 bits for the
+/// shuffle where narrower.
+Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask);
+
 /// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
 /// gemms; returns false (and changes nothing) otherwise. A loop that runs

@@ -198,15 +198,15 @@ Value registerOwnsElement(OpBuilder &b, Location loc,
   return holds ? arith::AndIOp::create(b, loc, holds, owns).getResult() : owns;
 }
 
-/// Runs `body` for every element the current thread holds in a fragment of
-/// `layout` with `registers` registers: body(builder, loc, register,
-/// element indices). Registers are constants (the loop is unrolled). With
-/// `ownedOnly`, only for the elements the thread owns: each element once,
-/// for writes out of a (possibly replicated) fragment.
+} // namespace
+
+// (Declared in NVVMCommon.h: the reducer lowering uses them too.)
+namespace mlir::tile::nvvm {
+
 void forEachHeldElement(
     OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
     function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
-    bool ownedOnly = false) {
+    bool ownedOnly) {
   Value tid = threadId(b, loc);
   for (int64_t r = 0; r < registers; ++r) {
     SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
@@ -223,6 +223,10 @@ int64_t numElements(ArrayRef<int64_t> shape) {
     n *= d;
   return n;
 }
+
+} // namespace mlir::tile::nvvm
+
+namespace {
 
 /// Whether the fragment walks of this lowering (registers 0 .. registers - 1
 /// of every thread, guarded by registerHoldsElement) visit exactly the slots
@@ -260,7 +264,10 @@ bool isWalkable(FragmentLayoutAttr layout, int64_t registers) {
   return true;
 }
 
-/// Decomposes a row-major linear index into indices of `shape`.
+} // namespace
+
+namespace mlir::tile::nvvm {
+
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
                                ArrayRef<int64_t> shape) {
   SmallVector<Value> indices(shape.size());
@@ -273,7 +280,6 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
   return indices;
 }
 
-/// A loop in which thread t visits t, t + T, t + 2T, ... < n.
 void buildThreadStridedLoop(
     OpBuilder &b, Location loc, int64_t n, int64_t threads,
     function_ref<void(OpBuilder &, Location, Value)> body) {
@@ -285,6 +291,10 @@ void buildThreadStridedLoop(
                        scf::YieldOp::create(lb, ll);
                      });
 }
+
+} // namespace mlir::tile::nvvm
+
+namespace {
 
 /// A fragment's elements in shared memory, for uses that need elements
 /// other threads hold (reductions, gemm operands, loops reading another
@@ -1734,9 +1744,9 @@ std::optional<RegisterReduce> planRegisterReduce(ReduceOp op) {
   return plan;
 }
 
-/// A value shuffled across lanes (xor `mask`), widened to 32 bits for the
-/// shuffle where narrower.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
+} // namespace
+
+Value nvvm::shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
   Type type = v.getType();
   Value wide = v;
   if (isa<FloatType>(type) && type.getIntOrFloatBitWidth() < 32)
@@ -1753,6 +1763,8 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask) {
     return arith::TruncFOp::create(b, loc, type, shuffled);
   return arith::TruncIOp::create(b, loc, type, shuffled);
 }
+
+namespace {
 
 struct ReduceLowering : public OpRewritePattern<ReduceOp> {
   using OpRewritePattern::OpRewritePattern;

@@ -127,6 +127,11 @@ SCOPES = ("global", "shared", "fragment", "local")
 class Buffer:
     """A buffer: a global tensor parameter or a tile buffer of a block."""
 
+    # T.alloc_reducer: the op ("sum", "max", "min") and the starting value
+    # its T.reducer_init gave (a Value), combined in when it is finalized.
+    reducer = None
+    reducer_seed = None
+
     def __init__(self, ssa, shape, dtype, scope, name):
         self.ssa = ssa
         self.shape = list(shape)  # ints, or Values for dynamic dims

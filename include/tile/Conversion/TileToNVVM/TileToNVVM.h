@@ -41,6 +41,14 @@ LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel,
                                 int sm);
 
+/// After prepareKernelForNVVM: reserves the shared scratch of each
+/// tile.finalize_reducer (the warps' partial results) and checks that the
+/// loops that update reducers run each iteration on one thread.
+LogicalResult prepareReducersForNVVM(RewriterBase &rewriter, KernelOp kernel);
+
+/// Patterns for tile.finalize_reducer and copies out of a reducer.
+void populateReducerToNVVMPatterns(RewritePatternSet &patterns);
+
 /// The shared-memory bytes a prepared kernel needs.
 inline StringRef getSharedBytesAttrName() { return "tile.shared_bytes"; }
 

@@ -887,6 +887,28 @@ LogicalResult ReduceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// FinalizeReducerOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FinalizeReducerOp::verify() {
+  MemRefType type = getReducer().getType();
+  if (failed(verifyScope(*this, "reducer", type, {Scope::Local})))
+    return failure();
+  ReduceKind kind = getKind();
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Max &&
+      kind != ReduceKind::Min)
+    return emitOpError() << "combines by sum, max or min, got "
+                         << stringifyReduceKind(kind);
+  Type elt = type.getElementType();
+  if (!isa<FloatType, IntegerType>(elt))
+    return emitOpError() << "reduces integer or float buffers, got " << elt;
+  if (getSeed() && getSeed().getType() != elt)
+    return emitOpError() << "seed must have the reducer's element type "
+                         << elt << ", got " << getSeed().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Atomic ops
 //===----------------------------------------------------------------------===//
 

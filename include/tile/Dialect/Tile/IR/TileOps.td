@@ -341,6 +341,41 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
   let hasVerifier = 1;
 }
 
+def Tile_FinalizeReducerOp : Tile_Op<"finalize_reducer", [Tile_InKernel]> {
+  let summary = "Combine the per-thread copies of a reduction buffer";
+  let description = [{
+    Closes a reduction (TileLang's `T.alloc_reducer` / `T.finalize_reducer`):
+    `reducer` is a local buffer, so each thread of the block holds a copy of
+    it, and each thread has combined into its copy by `kind` the
+    contributions of the loop iterations it ran (inside `tile.parallel`,
+    where every iteration runs on one thread), starting from the kind's
+    identity (for `max` / `min` from any value: combining it again changes
+    nothing). Afterwards every thread's copy holds, element by element, the
+    combination of all the block's copies, plus the optional `seed` combined
+    into each element once (a sum's starting value). The copies then agree,
+    so `tile.copy` may read the buffer as a tile of the block.
+
+    Every thread of the block must reach the op. On the CPU a block runs on
+    one thread whose copy is already the result; on NVIDIA GPUs the copies
+    are combined by warp shuffles, then through shared memory across warps.
+
+    ```mlir
+    tile.finalize_reducer sum %acc : memref<128xf32, #tile.scope<local>>
+    tile.finalize_reducer sum %acc seed %s : memref<1xf32, #tile.scope<local>>, f32
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReduceKindAttr:$kind,
+    Arg<AnyStaticShapeMemRef, "reducer", [MemRead, MemWrite]>:$reducer,
+    Optional<AnyTypeOf<[AnyInteger, AnyFloat]>>:$seed
+  );
+  let assemblyFormat = [{
+    custom<ReduceKind>($kind) $reducer (`seed` $seed^)? attr-dict `:` type($reducer)
+    (`,` type($seed)^)?
+  }];
+  let hasVerifier = 1;
+}
+
 class Tile_AtomicOp<string mnemonic, string what>
     : Tile_Op<mnemonic, [Tile_InKernel]> {
   let summary = "Atomic " # what # " into global or shared memory";
