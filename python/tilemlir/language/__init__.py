@@ -180,6 +180,8 @@ copy = Intrinsic("copy")
 clear = Intrinsic("clear")
 fill = Intrinsic("fill")
 annotate_layout = Intrinsic("annotate_layout")
+reshape = Intrinsic("reshape")
+view = Intrinsic("view")
 annotate_safe_value = Intrinsic("annotate_safe_value")
 use_swizzle = Intrinsic("use_swizzle")
 # Compute.

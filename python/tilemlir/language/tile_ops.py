@@ -561,3 +561,65 @@ class TileOpsMixin:
             zeros = self._offsets_text([0] * buf.ndim, node)
             self.b.emit(f"tile.copy {buf.ssa}{zeros} [{dims}] to {dst.ssa}{zeros} [{dims}] : "
                         f"{buf.memref_type()} to {dst.memref_type()}", self.loc(node))
+
+    # ------------------------------------------------------------ views
+
+    def call_reshape(self, node):
+        a = self._args(node, ["src", "shape"])
+        return self._view(node, "T.reshape", a["src"], a["shape"], None)
+
+    def call_view(self, node):
+        a = self._args(node, ["src", "shape", "dtype"], {"shape": None, "dtype": None})
+        return self._view(node, "T.view", a["src"], a["shape"], a["dtype"])
+
+    def _view(self, node, what, src, shape, dtype):
+        """A global tensor seen with another shape of as many elements (the
+        same memory, row-major): memref.collapse_shape to one dimension,
+        then memref.expand_shape."""
+        buf = self._buffer_arg(src, node, f"{what}'s source")
+        shape = list(buf.shape if shape is None else ((shape,) if isinstance(shape, int) else shape))
+        dt = buf.dtype if dtype is None else self.dtype(dtype, node)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+            raise self.error(f"{what} shapes must be positive compile-time integers, got {shape!r}",
+                             node)
+        old = buf.static_shape()
+        if None in old:
+            raise self.error(f"{what} of '{buf.name}', which has dynamic dimensions, is not "
+                             "supported yet", node)
+        old_bits, new_bits = buf.dtype.bits, dt.bits
+        for d in old:
+            old_bits *= d
+        for d in shape:
+            new_bits *= d
+        if old_bits != new_bits:
+            raise self.error(f"{what} of '{buf.name}' ({'x'.join(map(str, old))} {buf.dtype}, "
+                             f"{old_bits} bits) as {'x'.join(map(str, shape))} {dt} ({new_bits} "
+                             "bits): the sizes must match", node)
+        if dt != buf.dtype:
+            raise self.error(f"{what} of '{buf.name}' from {buf.dtype} to {dt}: views that change "
+                             "the element type are not supported yet", node)
+        if buf.scope != "global":
+            raise self.error(f"{what} of the {buf.scope} buffer '{buf.name}' is not supported yet "
+                             "(views of global tensors are)", node)
+        if shape == old:
+            return buf
+        loc = self.loc(node)
+        ssa, mtype = buf.ssa, buf.memref_type()
+        n = 1
+        for d in old:
+            n *= d
+        flat = Buffer(None, [n], dt, "global", buf.name)
+        if len(old) > 1:
+            groups = ", ".join(str(i) for i in range(len(old)))
+            ssa, prev = self.b.fresh(buf.name), ssa
+            self.b.emit(f"{ssa} = memref.collapse_shape {prev} [[{groups}]] : {mtype} into "
+                        f"{flat.memref_type()}", loc)
+        out = Buffer(self.b.fresh(buf.name), shape, dt, "global", buf.name)
+        if len(shape) > 1:
+            groups = ", ".join(str(i) for i in range(len(shape)))
+            self.b.emit(f"{out.ssa} = memref.expand_shape {ssa} [[{groups}]] output_shape "
+                        f"[{', '.join(map(str, shape))}] : {flat.memref_type()} into "
+                        f"{out.memref_type()}", loc)
+        else:
+            out.ssa = ssa
+        return out
