@@ -40,6 +40,17 @@ def test_dtype_annotation_default_is_usable_as_a_kernel_dtype():
     np.testing.assert_array_equal(b, a * 2)
 
 
+def test_dtype_is_its_name_as_a_string():
+    """As in TileLang, a dtype is a str: programs write getattr(torch, dtype)."""
+    assert isinstance(T.float16, str) and T.float16 == "float16"
+    assert getattr(np, T.float32) is np.float32
+    import json
+    import pickle
+    assert json.loads(json.dumps({"d": T.int8})) == {"d": "int8"}
+    assert pickle.loads(pickle.dumps(T.bfloat16)) is T.bfloat16
+    assert T.float32 == "float" and not (T.float32 != "float")
+
+
 def test_aliases_keep_signedness_apart():
     assert T.uint is T.uint32 and T.int is T.int32
     assert T.uint != T.int and T.uint8 != T.int8

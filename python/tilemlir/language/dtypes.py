@@ -9,23 +9,26 @@ except ImportError:  # pragma: no cover - ml_dtypes is a dependency
     ml_dtypes = None
 
 
-class DType:
+class DType(str):
     """A scalar type: its TileLang name, MLIR type and numpy dtype.
 
     `T.dtype` is this class: `T.dtype("float16")`, `T.dtype(torch.float16)`
     or `T.dtype(T.float16)` give the one DType object of that type (TileLang
-    programs also annotate dtype parameters with it). `lanes` > 1 is a vector
-    dtype (`T.float32x2`); `storage` is None where kernels may hold the type
-    in buffers and tensors, else why they may not."""
-
-    __slots__ = ("name", "mlir", "bits", "kind", "lanes", "storage")
+    programs also annotate dtype parameters with it). As TileLang's, it is
+    a string, its name (`getattr(torch, T.float16)`, dict keys, JSON).
+    `lanes` > 1 is a vector dtype (`T.float32x2`); `storage` is None where
+    kernels may hold the type in buffers and tensors, else why they may
+    not."""
 
     def __new__(cls, value):
         return as_dtype(value)
 
+    def __getnewargs__(self):
+        return (self.name,)
+
     @classmethod
     def _define(cls, name, mlir, bits, kind, lanes=1, storage=None):
-        d = object.__new__(cls)
+        d = str.__new__(cls, name)
         d.name, d.mlir, d.bits, d.kind, d.lanes, d.storage = name, mlir, bits, kind, lanes, storage
         return d
 
@@ -76,6 +79,9 @@ class DType:
         if isinstance(other, str):
             other = _BY_NAME.get(other)
         return isinstance(other, DType) and (other.mlir, other.kind) == (self.mlir, self.kind)
+
+    def __ne__(self, other):
+        return not self == other
 
     def __hash__(self):
         return hash(self.name)
@@ -245,12 +251,12 @@ _PYTHON_TYPES = {bool: boolean, int: int32, float: float32}
 def _numpy_dtype(d):
     if d.storage is not None:
         raise TypeError(f"dtype {d.name} has no numpy dtype here: {d.storage}")
-    if d is bfloat16:
+    if d == bfloat16:
         return np.dtype(ml_dtypes.bfloat16)
-    if d is float8_e4m3:
+    if d == float8_e4m3:
         return np.dtype(ml_dtypes.float8_e4m3fn)
-    if d is float8_e5m2:
+    if d == float8_e5m2:
         return np.dtype(ml_dtypes.float8_e5m2)
-    if d is boolean:
+    if d == boolean:
         return np.dtype(np.bool_)
     return np.dtype(d.name)

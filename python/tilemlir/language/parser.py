@@ -80,7 +80,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
             if ann is inspect.Parameter.empty:
                 raise self.error(f"kernel parameter '{name}' needs an annotation such as "
                                  f"T.Tensor((M, N), 'float16') or T.int32")
-            if isinstance(ann, str):
+            if isinstance(ann, str) and not isinstance(ann, dtypes.DType):
                 try:
                     ann = eval(ann, self.frame.globals, dict(self.frame.closure))
                 except TileCompileError:
