@@ -131,8 +131,10 @@ def test_finalize_of_a_plain_buffer_is_a_located_error():
     assert_located(e, "not-reducer", "T.alloc_reducer", source=THIS_FILE)
 
 
-@pytest.mark.parametrize("batch", [0, -1])
-def test_finalize_batch_must_be_positive(batch):
+@pytest.mark.parametrize("batch,message", [(0, "batch must be >= 1"), (-1, "batch must be >= 1"),
+                                           (8, "exceeds total output elements"),
+                                           (3, "must evenly divide")])
+def test_finalize_batch_must_group_the_elements(batch, message):
     @T.prim_func
     def k(A: T.Tensor((64,), "float32")):
         with T.Kernel(1, threads=32):
@@ -142,7 +144,7 @@ def test_finalize_batch_must_be_positive(batch):
 
     with pytest.raises(TileCompileError) as e:
         k.script()
-    assert_located(e, "batch", "batch must be >= 1", source=THIS_FILE)
+    assert_located(e, "batch", message, source=THIS_FILE)
 
 
 def test_bitwise_reducer_is_a_located_error():

@@ -543,6 +543,14 @@ class TileOpsMixin:
         batch = a["batch"]
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise self.error(f"T.finalize_reducer: batch must be >= 1, got {batch!r}", node)
+        # (A grouping of TileLang's collective; the result does not depend on it.)
+        n = 1
+        for d in buf.shape:
+            n *= d
+        if batch > n or n % batch:
+            raise self.error(f"T.finalize_reducer: batch {batch} "
+                             f"{'exceeds total output elements' if batch > n else 'must evenly divide'}"
+                             f" the {n} elements of '{buf.name}'", node)
         seed = buf.reducer_seed
         text = f"tile.finalize_reducer {buf.reducer} {buf.ssa}"
         if seed is not None:
