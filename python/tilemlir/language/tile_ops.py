@@ -297,7 +297,12 @@ class TileOpsMixin:
         self._reduce(node, "absmax")
 
     def _atomic(self, node, kind):
-        a = self._args(node, ["dst", "value"], {"memory_order": None})
+        # use_tma (TileLang's bulk reduction of a shared tile on sm_90):
+        # a hint; the elements are added atomically either way.
+        extra = {"use_tma": False} if kind == "add" else {}
+        a = self._args(node, ["dst", "value"], {"memory_order": None, **extra})
+        if "use_tma" in extra:
+            self._flag(a["use_tma"], "use_tma", node)
         dst, value = a["dst"], a["value"]
         if isinstance(dst, Buffer):
             buf, offsets, sizes = dst, [0] * dst.ndim, list(dst.shape)
