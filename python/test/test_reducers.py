@@ -156,3 +156,19 @@ def test_bitwise_reducer_is_a_located_error():
     with pytest.raises(TileCompileError) as e:
         k.script()
     assert_located(e, "bitwise", "bitwise reducers", source=THIS_FILE)
+
+
+def test_update_outside_parallel_is_a_located_error():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=32):
+            r = T.alloc_reducer((1,), "float32")
+            T.clear(r)
+            for i in T.serial(64):
+                r[0] += A[i]  # <serial-update>
+            T.finalize_reducer(r)
+            T.copy(r, B)
+
+    with pytest.raises(TileCompileError) as e:
+        k.script()
+    assert_located(e, "serial-update", "outside a T.Parallel loop", source=THIS_FILE)

@@ -11,6 +11,7 @@ class Scope:
     def __init__(self, kind):
         self.kind = kind  # "func", "kernel", "loop", "if"
         self.vars = {}
+        self.parallel = False  # the body of a T.Parallel
 
 
 class Frame:

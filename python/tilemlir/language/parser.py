@@ -334,6 +334,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
         if len(acc.items) != buf.ndim:
             raise self.error(f"'{buf.name}' has {buf.ndim} dimensions, indexed with "
                              f"{len(acc.items)}", node)
+        if buf.reducer is not None:
+            self._check_reducer_update(buf, node)
         v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
         idx = [self.convert(self.value(i, node, "index"), "index", node) for i in acc.items]
         self._writes(buf)

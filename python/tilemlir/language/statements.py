@@ -225,6 +225,7 @@ class StatementsMixin:
         ssas = [self.b.fresh(t.id) for t in targets]
         self.b.open(f"tile.parallel ({', '.join(ssas)}) in ({', '.join(str(a) for a in args)})")
         self.push("loop")
+        self.scopes[-1].parallel = True
         for t, s in zip(targets, ssas):
             self.scopes[-1].vars[t.id] = Value(s, "index")
         self.stmts(node.body)

@@ -502,6 +502,15 @@ class TileOpsMixin:
                              f"'{buf.name}' ({buf.scope})", node)
         return buf
 
+    def _check_reducer_update(self, buf, node):
+        """Contributions to a reducer come from T.Parallel iterations, each
+        run by one thread; a store elsewhere runs in every thread and would
+        be combined once per thread."""
+        if not any(scope.parallel for scope in self.scopes):
+            raise self.error(f"the reducer '{buf.name}' is updated outside a T.Parallel loop, where "
+                             "every thread would contribute; update it inside T.Parallel (or "
+                             "start it with T.clear / T.fill / T.reducer_init)", node)
+
     def _reducer_identity(self, buf, node):
         t = buf.dtype.mlir
         if buf.reducer == "sum":
