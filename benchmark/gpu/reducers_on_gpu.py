@@ -56,19 +56,21 @@ def row_max(M, N, block_M, seed):
     return k
 
 
-def seeded_sum(M, N):
+def column_sums(M, N):
+    """Column sums seeded by S[0], through reducer_init / reducer_update
+    into a destination fragment."""
     @T.prim_func
-    def k(A: T.Tensor((M, N), "int32"), S: T.Tensor((1,), "int32"), B: T.Tensor((M,), "int32")):
+    def k(A: T.Tensor((M, N), "int32"), S: T.Tensor((1,), "int32"), B: T.Tensor((N,), "int32")):
         with T.Kernel(1, threads=256):
-            acc = T.alloc_reducer((M,), "int32", op="sum")
-            T.reducer_init(acc, S[0])
-            a_f = T.alloc_fragment((M, N), "int32")
-            T.copy(A, a_f)
-            for i, j in T.Parallel(M, N):
-                T.reducer_update(acc[i], a_f[i, j])
-            res = T.alloc_fragment((M,), "int32")
-            T.finalize_reducer(acc, res)
-            T.copy(res, B)
+            cols = T.alloc_reducer((N,), "int32", op="sum")
+            T.reducer_init(cols, S[0])
+            tile = T.alloc_fragment((M, N), "int32")
+            T.copy(A, tile)
+            for r, c in T.Parallel(M, N):
+                T.reducer_update(cols[c], tile[r, c])
+            sums = T.alloc_fragment((N,), "int32")
+            T.finalize_reducer(cols, sums)
+            T.copy(sums, B)
     return k
 
 
@@ -101,9 +103,9 @@ def cases():
          lambda a, x: a.float() @ x.float()),
         ("row max seeded 0.5", row_max(96, 80, 32, 0.5), [1], lambda t: [t.randn(96, 80)],
          lambda a: a.amax(1).clamp(min=0.5)),
-        ("reducer_init seed, int32 sum into a fragment", seeded_sum(64, 48), [2],
+        ("reducer_init seed, int32 column sums into a fragment", column_sums(64, 48), [2],
          lambda t: [t.randint(-100, 100, (64, 48), dtype=t.int32), t.tensor([7], dtype=t.int32)],
-         lambda a, s: a.sum(1, dtype=a.dtype) + s),
+         lambda a, s: a.sum(0, dtype=a.dtype) + s),
         ("atomic_addx2 f16", atomic_lanes(16, 64, 2, "float16"), [],
          lambda t: [t.randn(16, 64).half(), t.zeros(16, 64).half()],
          lambda a, b: (4 * a.float()).half()),
