@@ -173,11 +173,16 @@ class JITKernel:
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _allocate(self, shape, param, args):
-        if self.target == "cpu":
+        """An output: on the cpu target a numpy array, or a CPU torch tensor
+        where the inputs are torch tensors; on CUDA a torch tensor."""
+        import sys
+        torch = sys.modules.get("torch")
+        given = [a for a in args if torch is not None and isinstance(a, torch.Tensor)]
+        if self.target == "cpu" and not given:
             return np.empty(shape, dtype=_np_dtype(param))
         import torch
         from ..language.dtypes import as_dtype
-        device = next((a.device for a in args if isinstance(a, torch.Tensor)), "cuda")
+        device = given[0].device if given else "cuda"
         dt = as_dtype(param["dtype"])
         name = {"float8_e4m3": "float8_e4m3fn", "bool": "bool"}.get(dt.name, dt.name)
         return torch.empty(shape, dtype=getattr(torch, name), device=device)

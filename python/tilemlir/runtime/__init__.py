@@ -8,6 +8,7 @@ needs numpy, the CUDA one (runtime/cuda.py) only ctypes and libcuda.so.1."""
 
 import json
 import pathlib
+import sys
 
 
 def load_bundle(path):
@@ -44,6 +45,21 @@ def check_written(params, spans):
                 raise ValueError(f"arguments '{p['name']}' and '{q['name']}' overlap in memory, "
                                  f"and the kernel writes '{w['name']}': pass '{other['name']}' "
                                  "a separate array")
+
+
+def torch_read_only(obj):
+    """Why torch itself would not let an in-place op write tensor `obj` (a
+    leaf that requires grad while grad mode is on, an inference tensor
+    outside inference mode), or "" (also for objects that are not torch
+    tensors)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
+        return ""
+    if getattr(obj, "requires_grad", False) and obj.is_leaf and torch.is_grad_enabled():
+        return "a leaf torch tensor that requires grad"
+    if getattr(obj, "is_inference", lambda: False)() and not torch.is_inference_mode_enabled():
+        return "an inference tensor outside inference mode"
+    return ""
 
 
 def __getattr__(name):

@@ -46,7 +46,7 @@ import struct
 import sys
 import threading
 
-from . import check_written
+from . import check_written, torch_read_only
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
            "GridExpr", "eval_grid_expr", "encode_tensor_map", "make_launch_config",
@@ -865,16 +865,10 @@ def _span(t):
     n = 1
     for s in t.shape:
         n *= s
-    why = ""
-    torch = sys.modules.get("torch")
     obj = t.obj
-    if torch is not None and isinstance(obj, torch.Tensor):
-        if getattr(obj, "requires_grad", False) and obj.is_leaf and torch.is_grad_enabled():
-            why = "a leaf torch tensor that requires grad"
-        elif getattr(obj, "is_inference", lambda: False)() and \
-                not torch.is_inference_mode_enabled():
-            why = "an inference tensor outside inference mode"
-    else:
+    why = torch_read_only(obj)
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
         data = getattr(obj, "__cuda_array_interface__", {}).get("data")
         if data and len(data) > 1 and data[1]:
             why = "its __cuda_array_interface__ is read-only"
