@@ -98,12 +98,13 @@ class Profiler:
 
     def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
                  input_tensors=None, backend="event", quantiles=None, return_mode="median",
-                 **_):
+                 early_stop_baseline=None, **_):
         """Median time of one call in milliseconds (or `return_mode`, or a list
         for `quantiles`): wall clock on the CPU, CUDA events on GPUs.
         `warmup` / `rep` are milliseconds as in TileLang; n_warmup / n_repeat
         override them with call counts. Every backend times with CUDA events."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         fn = func or self.kernel
-        times = bench_times(lambda: fn(*inputs), self._on_gpu, warmup, rep, n_warmup, n_repeat)
+        times = bench_times(lambda: fn(*inputs), self._on_gpu, warmup, rep, n_warmup, n_repeat,
+                            early_stop_baseline)
         return summarize(times, quantiles, return_mode)
