@@ -251,7 +251,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                 v = self.convert(v, "i64", node)
                 return self.convert(v, to, node)
             self.b.emit(f"{ssa} = arith.index_cast {v.ssa} : {frm} to {to}", loc)
-            return Value(ssa, to)
+            return Value(ssa, to, v.lin)
         if _is_float(frm) and _is_float(to):
             fw, tw = _float_bits(frm), _float_bits(to)
             if fw == tw:
