@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
 from ..language.parser import translate_with_launch
-from ..runtime import load_bundle
+from ..runtime import bind_dim_expr, dim_text, dim_value, load_bundle
 from . import cache
 
 _LOCATION = re.compile(r'loc\("(?:[^"\\]|\\.)*":\d+:\d+\)')
@@ -105,13 +105,13 @@ def resolve_target(target):
 def _params_meta(func, written):
     """The bundle's "params": name, kind, dtype, and for tensors the shape
     and whether the kernel writes it (`written`: the names it writes)."""
-    from ..language import TensorSpec
+    from ..language import TensorSpec, shape_entry
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
         ann = p.annotation
         if isinstance(ann, TensorSpec):
-            shape = [d if isinstance(d, int) else d.name for d in ann.shape]
+            shape = [shape_entry(d) for d in ann.shape]
             meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
                          "written": name in written})
         else:
@@ -150,20 +150,20 @@ class JITKernel:
         for p, a in zip(self.params, args):
             if a is not None and p["kind"] == "tensor" and hasattr(a, "shape"):
                 for want, got in zip(p["shape"], a.shape):
-                    if not isinstance(want, int):
+                    if isinstance(want, dict):
+                        bind_dim_expr(want, int(got), dims, p["name"])
+                    elif not isinstance(want, int):
                         dims.setdefault(want, int(got))
         outputs = []
         for i in self.out_idx:
             p = self.params[i]
             shape = []
             for d in p["shape"]:
-                if isinstance(d, int):
-                    shape.append(d)
-                elif d in dims:
-                    shape.append(dims[d])
-                else:
-                    raise ValueError(f"the size '{d}' of output '{p['name']}' is not fixed by "
-                                     "any input")
+                size = dim_value(d, dims)
+                if size is None:
+                    raise ValueError(f"the size '{dim_text(d)}' of output '{p['name']}' is not "
+                                     "fixed by any input")
+                shape.append(size)
             out = self._allocate(shape, p, args)
             args[i] = out
             outputs.append(out)

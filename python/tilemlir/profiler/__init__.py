@@ -7,6 +7,7 @@ import numpy as np
 
 from ..language.dtypes import as_dtype
 from .bench import bench_times, do_bench, summarize
+from ..runtime import dim_text, dim_value
 
 
 class TensorSupplyType(enum.Enum):
@@ -32,13 +33,11 @@ class Profiler:
             return 1.0 if dt.is_float else 1
         shape = []
         for d in param["shape"]:
-            if isinstance(d, int):
-                shape.append(d)
-            elif d in dims:
-                shape.append(dims[d])
-            else:
-                raise ValueError(f"dynamic dimension '{d}' of '{param['name']}' has no value: "
-                                 "pass input_tensors to the profiler")
+            size = dim_value(d, dims)
+            if size is None:
+                raise ValueError(f"dynamic dimension '{dim_text(d)}' of '{param['name']}' has no "
+                                 "value: pass input_tensors to the profiler")
+            shape.append(size)
         st = self.supply_type
         if st is TensorSupplyType.Zero:
             data = np.zeros(shape)

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
-from . import check_written, torch_read_only
+from . import bind_dim_expr, check_written, shape_text, torch_read_only
 
 
 class _HostTensor:
@@ -127,12 +127,14 @@ class CpuKernel:
                 raise TypeError(f"argument '{name}' must have dtype {want.name}, got {t.dtype}")
             if len(t.shape) != len(p["shape"]):
                 raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
-                                 f"{tuple(p['shape'])}, got shape {t.shape}")
+                                 f"{shape_text(p['shape'])}, got shape {t.shape}")
             for d, (want_dim, got) in enumerate(zip(p["shape"], t.shape)):
                 if isinstance(want_dim, int):
                     if want_dim != got:
-                        raise ValueError(f"argument '{name}' must have shape {tuple(p['shape'])}, "
-                                         f"got {t.shape} (dim {d})")
+                        raise ValueError(f"argument '{name}' must have shape "
+                                         f"{shape_text(p['shape'])}, got {t.shape} (dim {d})")
+                elif isinstance(want_dim, dict):
+                    bind_dim_expr(want_dim, got, dims, name)
                 else:
                     if dims.setdefault(want_dim, got) != got:
                         raise ValueError(f"dynamic dimension '{want_dim}' is {dims[want_dim]} "
