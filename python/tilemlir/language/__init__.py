@@ -270,4 +270,8 @@ if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 
+# T.Layout / T.Fragment: layouts given as Python functions of the indices,
+# for T.annotate_layout (tilemlir/layout.py traces them).
+from ..layout import Fragment, Layout  # noqa: E402
+
 __all__ = [name for name in dir() if not name.startswith("_")]

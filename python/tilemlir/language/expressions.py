@@ -46,6 +46,19 @@ class ExpressionsMixin:
     def expr_List(self, node):
         return [self.expr(e) for e in node.elts]
 
+    def expr_Lambda(self, node):
+        """A lambda in a kernel (a T.Layout or T.Fragment function): a Python
+        function over the names the kernel sees that are Python values."""
+        names = {}
+        for scope in self.scopes:
+            names.update({k: v for k, v in scope.vars.items()
+                          if not isinstance(v, (Value, Access))})
+        env = dict(self.frame.globals)
+        env.update(self.frame.closure)
+        env.update(names)
+        code = compile(ast.Expression(body=node), self.frame.filename, "eval")
+        return eval(code, env)  # noqa: S307 - the user's own lambda, as Python runs it
+
     def expr_ListComp(self, node):
         return self._comprehension(node)
 

@@ -334,13 +334,46 @@ class TileOpsMixin:
             raise self.error("T.annotate_layout takes {buffer: layout}", node)
         for buf, lay in mapping.items():
             buf = self._buffer_arg(buf, node, "a layout's key")
-            if lay is None:
+            attr = self._layout_attr(buf, lay, node)
+            if attr is None:
                 continue
-            if not isinstance(lay, layout_mod.SwizzleLayout):
-                raise self.error(f"unsupported layout {lay!r}; use "
-                                 "tilemlir.layout.make_swizzled_layout(buffer)", node)
-            self.b.emit(f"tile.annotate_layout {buf.ssa} layout({lay.attr()}) : "
+            self.b.emit(f"tile.annotate_layout {buf.ssa} layout({attr}) : "
                         f"{buf.memref_type()}", self.loc(node))
+
+    def _layout_attr(self, buf, lay, node):
+        """The layout attribute that pins `lay` on `buf`, or None where the
+        layout is the one the buffer has anyway; a located error for a
+        layout the dialect cannot express."""
+        if lay is None or isinstance(lay, layout_mod.SwizzleLayout):
+            return None if lay is None else lay.attr()
+        if isinstance(lay, (layout_mod.Layout, layout_mod.Fragment)) and \
+                tuple(lay.shape) != tuple(buf.shape):
+            raise self.error(f"{lay!r} is for shape {tuple(lay.shape)}, but '{buf.name}' has "
+                             f"shape {tuple(buf.shape)}", node)
+        if isinstance(lay, layout_mod.Fragment):
+            if buf.scope != "fragment":
+                raise self.error(f"T.Fragment lays out fragment buffers; '{buf.name}' is a "
+                                 f"{buf.scope} buffer", node)
+            try:
+                return lay.attr()
+            except layout_mod.NotAffine as e:
+                raise self.error(f"the T.Fragment of '{buf.name}' cannot be expressed as a "
+                                 f"#tile.fragment: {e}", node) from None
+        if not isinstance(lay, layout_mod.Layout):
+            raise self.error(f"unsupported layout {lay!r}; use T.Layout, T.Fragment or "
+                             "tilemlir.layout.make_swizzled_layout(buffer)", node)
+        try:
+            if buf.scope == "global":
+                return lay.tensor_attr()
+            if buf.scope == "shared":
+                swizzle = lay.as_swizzle(buf.dtype.bits)
+                return None if swizzle is None else swizzle.attr()
+        except layout_mod.NotAffine as e:
+            what = "an affine map" if buf.scope == "global" else "a shared-memory layout"
+            raise self.error(f"the T.Layout of '{buf.name}' is not {what} the dialect can "
+                             f"express: {e}", node) from None
+        raise self.error(f"T.Layout places the elements of global tensors and shared "
+                         f"buffers; '{buf.name}' is a {buf.scope} buffer (use T.Fragment)", node)
 
     def call_annotate_safe_value(self, node):
         a = self._args(node, ["safe_value_map"])
