@@ -96,3 +96,19 @@ def test_comprehension_condition_on_a_kernel_value_is_a_located_error():
     with pytest.raises(TileCompileError, match="condition must be known") as e:
         tilemlir.compile(k, target="cpu")
     assert e.value.lineno == marked_line(__file__, "comp-kernel-cond")
+
+
+def test_lower_returns_the_compiled_artifact():
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32"), B: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            for i in T.Parallel(8):
+                B[i] = A[i] * 2.0
+
+    artifact = tilemlir.lower(k, target="cpu")
+    assert "define" in artifact.kernel_source  # LLVM IR on the cpu target
+    assert "tile.kernel" in artifact.device_mod
+    assert [p["name"] for p in artifact.params] == ["A", "B"]
+    assert artifact.target == "cpu" and artifact.host_mod is None
+    with pytest.raises(TypeError, match="expects a @T.prim_func"):
+        tilemlir.lower(lambda: None, target="cpu")

@@ -28,9 +28,10 @@ IR_STAGES = {
     "tile": "",
     "verified": "builtin.module(tile-verify-target{target=cpu},canonicalize)",
     "lower-ops": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                 "tile-lower-ops{target=cpu})",
+                 "tile-apply-tensor-layouts,tile-lower-ops{target=cpu})",
     "lower-kernel": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                    "tile-lower-ops{target=cpu},tile-lower-kernel{target=cpu},canonicalize,cse)",
+                    "tile-apply-tensor-layouts,tile-lower-ops{target=cpu},"
+                    "tile-lower-kernel{target=cpu},canonicalize,cse)",
     "llvm": "builtin.module(tile-to-cpu)",
 }
 
