@@ -210,3 +210,8 @@ def test_layout_of_a_global_tensor_compiles_for_cuda(chip):
     ptx = tilemlir.compile(accumulate, target=f"cuda -arch={chip}").get_kernel_source()
     assert "atom" in ptx or "red." in ptx
     assert "ld.global" in tilemlir.compile(post, target=f"cuda -arch={chip}").get_kernel_source()
+
+
+def test_cuda_language_is_the_language():
+    from tilemlir.cuda import language
+    assert language is T

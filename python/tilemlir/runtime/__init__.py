@@ -62,6 +62,9 @@ def dim_text(entry):
 
 
 def shape_text(shape):
+    """A bundle shape in messages: as a tuple, sizes with arithmetic written out."""
+    if not any(isinstance(d, dict) for d in shape):
+        return str(tuple(shape))
     return "(" + ", ".join(dim_text(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
