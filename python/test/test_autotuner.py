@@ -235,3 +235,27 @@ def test_bench_times_stops_early_above_the_baseline():
     times = bench_times(slow, False, warmup=1, rep=50, early_stop_baseline=0.5)
     assert len(times) == 1 and times[0] > 0.5 and len(calls) == 1
     assert len(bench_times(slow, False, warmup=1, rep=10)) >= 3
+
+
+def test_autotune_on_a_kernel_function_compiles_the_given_configuration():
+    """@autotune over a current-style kernel function: .compile and calls with
+    the tuned parameters given compile that configuration; tuning one is a
+    located error."""
+    @tilemlir.autotune(configs=[{"block": 8}, {"block": 16}])
+    @tilemlir.jit(target="cpu")
+    def scaled(A, block, factor=2.0):
+        N = T.const("N")
+        A: T.Tensor((N,), "float32")
+        B = T.empty((N,), "float32")
+        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+            for i in T.Parallel(block):
+                B[bx * block + i] = A[bx * block + i] * factor
+        return B
+
+    a = np.arange(32, dtype=np.float32)
+    kernel = scaled.compile(N=32, block=8)
+    np.testing.assert_array_equal(kernel(a), 2 * a)
+    np.testing.assert_array_equal(scaled(a, 16, factor=3.0), 3 * a)
+    with pytest.raises(TileCompileError, match="autotuning scaled .* not supported yet; give "
+                                               "its tuned parameters \\(block\\)"):
+        scaled.compile(N=32)

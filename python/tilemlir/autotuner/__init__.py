@@ -206,11 +206,9 @@ def _given_tunables(factory, configs, args, kwargs):
     gives (by keyword or by position): TileLang compiles such a call as it
     is, without tuning."""
     import inspect
-    if callable(configs):
-        return []
     keys = set()
-    for c in configs:
-        keys.update(dict(c))
+    for c in _config_list(configs):
+        keys.update(c)
     try:
         params = list(inspect.signature(factory).parameters)
     except (TypeError, ValueError):
@@ -236,6 +234,9 @@ def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_pr
         raise ValueError(f"early_stop_factor must be >= 1.0, got {early_stop_factor}")
 
     def decorate(jitted):
+        from ..jit.current import KernelFunction
+        if isinstance(jitted, KernelFunction):
+            return _tuned_kernel_function(jitted, configs)
         factory = getattr(jitted, "factory", jitted)
         cache = {}
 
@@ -261,3 +262,34 @@ def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_pr
         return wrapper
 
     return decorate
+
+
+def _tuned_kernel_function(kf, configs):
+    """@autotune on a kernel function (TileLang's current front end): calls
+    and .compile(...) that give the tuned parameters compile and run that
+    configuration; tuning a kernel function is a located error for now."""
+    def check_given(args, kwargs):
+        if not _given_tunables(kf.fn, configs, args, kwargs):
+            from ..errors import at_caller
+            raise at_caller(TileCompileError(
+                f"error: autotuning {kf.__name__} (a kernel function, TileLang's current front "
+                "end) is not supported yet; give its tuned parameters "
+                f"({', '.join(sorted({k for c in _config_list(configs) for k in c}))})"))
+
+    def call(*args, **kwargs):
+        check_given(args, kwargs)
+        return kf(*args, **kwargs)
+
+    def compile(*args, **kwargs):  # noqa: A001 - TileLang's name
+        check_given(args, kwargs)
+        return kf.compile(*args, **kwargs)
+
+    functools.update_wrapper(call, kf.fn)
+    call.compile = compile
+    call.kernel_function = kf
+    return call
+
+
+def _config_list(configs):
+    return [] if callable(configs) else [dict(c) for c in configs]
+
