@@ -112,3 +112,23 @@ def test_lower_returns_the_compiled_artifact():
     assert artifact.target == "cpu" and artifact.host_mod is None
     with pytest.raises(TypeError, match="expects a @T.prim_func"):
         tilemlir.lower(lambda: None, target="cpu")
+
+
+def test_atomic_add_of_a_tile_into_a_region_with_unit_dims():
+    """T.atomic_add(dV[b, i:i+8, h, :], tile) with a 2-d tile, as TileLang's
+    flash-attention backward adds dK and dV."""
+    @T.prim_func
+    def k(X: T.Tensor((16, 4), "float32"), dV: T.Tensor((2, 16, 3, 4), "float32")):
+        with T.Kernel(2, 2, threads=32) as (bx, b):
+            S = T.alloc_shared((8, 4), "float32")
+            T.copy(X[bx * 8:(bx + 1) * 8, :], S)
+            T.atomic_add(dV[b, bx * 8:(bx + 1) * 8, 1, :], S)
+
+    kernel = tilemlir.compile(k, target="cpu")
+    x = np.arange(64, dtype=np.float32).reshape(16, 4)
+    dv = np.ones((2, 16, 3, 4), np.float32)
+    kernel(x, dv)
+    kernel(x, dv)
+    want = np.ones((2, 16, 3, 4), np.float32)
+    want[:, :, 1, :] += 2 * x
+    np.testing.assert_array_equal(dv, want)

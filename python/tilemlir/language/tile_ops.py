@@ -304,6 +304,9 @@ class TileOpsMixin:
                 raise self.error(f"T.atomic_{kind} of the {'x'.join(map(str, value.shape))} "
                                  f"tile '{value.name}' into a region of '{buf.name}' of shape "
                                  f"{'x'.join(map(str, sizes))}: the shapes must match", node)
+            if sizes is not None and value.ndim != buf.ndim:
+                self._atomic_elementwise(kind, buf, offsets, sizes, value, node)
+                return
             vtext, vtype = value.ssa, value.memref_type()
         else:
             # A scalar into an element, or into every element of a region or
@@ -317,6 +320,25 @@ class TileOpsMixin:
             vtext, vtype = v.ssa, v.type
         self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}{region}, "
                     f"{vtext} : {buf.memref_type()}, {vtype}", self.loc(node))
+
+    def _atomic_elementwise(self, kind, buf, offsets, sizes, tile, node):
+        """A tile of lower rank than the target into a region with unit dims
+        (T.atomic_add(dV[b, i:i+64, h, :], dv_shared)): one element atomic
+        per element, as `for i, j in T.Parallel(...)` would write it (the
+        tile op takes a tile of the target's rank)."""
+        ivs = [self.b.fresh("i") for _ in tile.shape]
+        self.b.open(f"tile.parallel ({', '.join(ivs)}) in "
+                    f"({', '.join(map(str, tile.shape))})")
+        spans = iter(Value(iv, "index") for iv, d in zip(ivs, tile.shape) if d != 1)
+        idx = [o if size == 1 else self.binop(ast.Add(), o, next(spans), node)
+               for o, size in zip(offsets, sizes)]
+        v = self.b.fresh(tile.name)
+        self.b.emit(f"{v} = memref.load {tile.ssa}[{', '.join(ivs)}] : {tile.memref_type()}",
+                    self.loc(node))
+        v = self.convert(Value(v, tile.dtype.mlir), buf.dtype.mlir, node)
+        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(idx, node)}, {v.ssa} : "
+                    f"{buf.memref_type()}, {v.type}", self.loc(node))
+        self.b.close(self.loc(node))
 
     def call_atomic_add(self, node):
         self._atomic(node, "add")
