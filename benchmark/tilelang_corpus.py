@@ -141,7 +141,8 @@ def parse_args(argv=None):
                     help="the folder holding the tilemlir package to measure")
     ap.add_argument("--driver-timeout", type=float, default=120.0)
     ap.add_argument("--file-timeout", type=float, default=420.0)
-    ap.add_argument("--only", default="", help="only files whose path contains this")
+    ap.add_argument("--only", default="",
+                    help="only files whose path contains this (or one of these, comma-separated)")
     ap.add_argument("--table", type=pathlib.Path, help="write the markdown table here")
     ap.add_argument("--json", type=pathlib.Path, help="write every event here")
     ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
@@ -153,7 +154,8 @@ def parse_args(argv=None):
 def main(argv=None):
     opts = parse_args(argv)
     opts.checkout = opts.checkout.resolve()
-    files = [r for r in select_corpus(opts.checkout) if opts.only in r]
+    only = opts.only.split(",")
+    files = [r for r in select_corpus(opts.checkout) if any(o in r for o in only)]
     factories = {r: find_factories((opts.checkout / r).read_text(errors="replace"))
                  for r in files}
     if opts.from_json:

@@ -21,6 +21,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGuardMemoryAccess());
+  pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{"cpu"}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
@@ -48,6 +49,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGuardMemoryAccess());
+  pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));

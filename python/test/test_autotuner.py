@@ -168,3 +168,94 @@ def test_set_autotune_inputs_gives_the_tensors_to_check_and_time():
     seen.clear()
     tuner.run(warmup=1, rep=3, verbose=False)
     assert not (seen[0] == given).all()
+
+
+def test_autotuned_function_has_compile():
+    """`f.compile(...)` on @autotune @jit gives the tuned kernel, as a call does."""
+    @tilemlir.autotune(configs=GOOD, warmup=1, rep=3, verbose=False)
+    @tilemlir.jit(out_idx=[-1])
+    def tuned(M, N, K, block_M=128, block_N=128, block_K=32, num_stages=1, broken=False):
+        return matmul(M, N, K, block_M, block_N, block_K, num_stages, broken)
+
+    kernel = tuned.compile(M=M, N=N, K=K)
+    assert kernel.config in GOOD
+    check(kernel)
+    assert tuned.compile(M=M, N=N, K=K) is kernel
+
+
+def test_autotune_call_that_gives_a_tuned_parameter_is_not_tuned(capsys):
+    """A tuned parameter given by the call (keyword or position) means that
+    configuration, compiled without tuning."""
+    @tilemlir.autotune(configs=[dict(block_M=64, broken=True)], warmup=1, rep=3)
+    @tilemlir.jit(out_idx=[-1])
+    def tuned(M, N, K, block_M=128, block_N=16, block_K=16, num_stages=1, broken=False):
+        return matmul(M, N, K, block_M, block_N, block_K, num_stages, broken)
+
+    check(tuned.compile(M=M, N=N, K=K, block_M=32, broken=False))
+    check(tuned(M, N, K, 32))
+    assert "[autotune]" not in capsys.readouterr().err
+
+
+def test_autotune_early_stop_skips_slow_configurations(monkeypatch):
+    """With early_stop, a configuration whose first call is slower than
+    early_stop_factor x the best so far is timed by that call alone."""
+    def slowed(factor):
+        return scale(64, factor)
+
+    result_configs = [{"factor": 2.0}, {"factor": 3.0}]
+    real = tilemlir.profiler.Profiler.do_bench
+    seen = []
+
+    def recording(self, func=None, **kw):
+        seen.append(kw.get("early_stop_baseline"))
+        return real(self, func, **kw)
+
+    monkeypatch.setattr(tilemlir.profiler.Profiler, "do_bench", recording)
+    result = (AutoTuner.from_kernel(kernel=slowed, configs=result_configs)
+              .set_compile_args(out_idx=[-1], target="cpu")
+              .run(warmup=1, rep=3, verbose=False, early_stop=True, early_stop_factor=1.5,
+                   enable_grouped_compile=True, group_compile_size=4))
+    assert seen[0] is None and seen[1] == pytest.approx(result.results[0][1] * 1.5)
+    with pytest.raises(ValueError, match="early_stop_factor must be >= 1.0"):
+        AutoTuner.from_kernel(kernel=slowed, configs=result_configs).run(early_stop=True,
+                                                                        early_stop_factor=0.5)
+    with pytest.raises(ValueError, match="early_stop_factor must be >= 1.0"):
+        tilemlir.autotune(configs=result_configs, early_stop=True, early_stop_factor=0.9)
+
+
+def test_bench_times_stops_early_above_the_baseline():
+    from tilemlir.profiler.bench import bench_times
+    import time
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.002)
+
+    times = bench_times(slow, False, warmup=1, rep=50, early_stop_baseline=0.5)
+    assert len(times) == 1 and times[0] > 0.5 and len(calls) == 1
+    assert len(bench_times(slow, False, warmup=1, rep=10)) >= 3
+
+
+def test_autotune_on_a_kernel_function_compiles_the_given_configuration():
+    """@autotune over a current-style kernel function: .compile and calls with
+    the tuned parameters given compile that configuration; tuning one is a
+    located error."""
+    @tilemlir.autotune(configs=[{"block": 8}, {"block": 16}])
+    @tilemlir.jit(target="cpu")
+    def scaled(A, block, factor=2.0):
+        N = T.const("N")
+        A: T.Tensor((N,), "float32")
+        B = T.empty((N,), "float32")
+        with T.Kernel(T.ceildiv(N, block), threads=32) as bx:
+            for i in T.Parallel(block):
+                B[bx * block + i] = A[bx * block + i] * factor
+        return B
+
+    a = np.arange(32, dtype=np.float32)
+    kernel = scaled.compile(N=32, block=8)
+    np.testing.assert_array_equal(kernel(a), 2 * a)
+    np.testing.assert_array_equal(scaled(a, 16, factor=3.0), 3 * a)
+    with pytest.raises(TileCompileError, match="autotuning scaled .* not supported yet; give "
+                                               "its tuned parameters \\(block\\)"):
+        scaled.compile(N=32)

@@ -20,12 +20,13 @@ __version__ = "0.1.0"
 cdiv = language.ceildiv
 
 # Imported on first use, so that `import tilemlir` stays fast.
-_LAZY = {"PassConfigKey": ("transform", "PassConfigKey"), "DataType": ("tvm", "DataType")}
+_LAZY = {"PassConfigKey": ("transform", "PassConfigKey"), "DataType": ("tvm", "DataType"),
+         "lower": ("engine", "lower")}
 _SUBMODULES = ("tvm", "transform", "testing", "utils", "contrib", "carver", "profiler",
-               "runtime", "layout")
+               "runtime", "layout", "engine", "cuda")
 
 __all__ = ["language", "jit", "compile", "JITKernel", "TileCompileError", "TensorSupplyType",
-           "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__"]
+           "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__", "lower"]
 
 
 def __getattr__(name):

@@ -105,7 +105,20 @@ class AutoTuner:
             raise ValueError("autotune needs at least one configuration")
         return [dict(c) for c in configs]
 
-    def run(self, warmup=25, rep=100, timeout=None, max_workers=None, verbose=True):
+    def run(self, warmup=25, rep=100, timeout=None, max_workers=None, verbose=True,
+            use_pipeline=False, enable_grouped_compile=False, group_compile_size=2,
+            benchmark_devices=None, benchmark_multi_gpu=False, early_stop=False,
+            early_stop_factor=2.0):
+        """Compiles every configuration, checks and times each, returns the
+        fastest as an AutotuneResult. With `early_stop`, a configuration
+        whose first timed calls already take more than `early_stop_factor`
+        times the best latency so far is not timed further. TileLang's
+        scheduling options (use_pipeline, enable_grouped_compile,
+        group_compile_size, benchmark_devices, benchmark_multi_gpu) change
+        nothing here: configurations always compile in parallel processes
+        and are timed one after the other on one device."""
+        if early_stop and early_stop_factor < 1.0:
+            raise ValueError(f"early_stop_factor must be >= 1.0, got {early_stop_factor}")
         configs = self._configs()
         out_idx, target = self.compile_args["out_idx"], self.compile_args["target"]
         workers = max_workers or min(len(configs), os.cpu_count() or 1)
@@ -157,7 +170,9 @@ class AutoTuner:
                     profiler.assert_allclose(ref, input_tensors=inputs,
                                              atol=self.profile_args["atol"],
                                              rtol=self.profile_args["rtol"])
-                latency = profiler.do_bench(warmup=warmup, rep=rep, input_tensors=inputs)
+                baseline = best[2] * early_stop_factor if early_stop and best else None
+                latency = profiler.do_bench(warmup=warmup, rep=rep, input_tensors=inputs,
+                                            early_stop_baseline=baseline)
             except (TileCompileError, AssertionError, TypeError, ValueError) as e:
                 results.append((config, None, f"{type(e).__name__}: {e}"))
                 if verbose:
@@ -186,14 +201,42 @@ class AutoTuner:
         return AutotuneResult(kernel, config, latency, results, ref_latency)
 
 
+def _given_tunables(factory, configs, args, kwargs):
+    """The names of the configurations' parameters that the call already
+    gives (by keyword or by position): TileLang compiles such a call as it
+    is, without tuning."""
+    import inspect
+    keys = set()
+    for c in _config_list(configs):
+        keys.update(c)
+    try:
+        params = list(inspect.signature(factory).parameters)
+    except (TypeError, ValueError):
+        params = []
+    positional = set(params[:len(args)])
+    return sorted(k for k in keys if k in kwargs or k in positional)
+
+
 def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_prog=None,
-             atol=1e-2, rtol=1e-2, skip_check=False, max_workers=None, verbose=True):
-    """Stacked on @tilemlir.jit: calling the function tunes over `configs`
-    (a list of keyword-argument dicts, or a function of the call's
-    arguments returning one) and returns the fastest kernel, with .config
-    and .latency."""
+             atol=1e-2, rtol=1e-2, skip_check=False, max_workers=None, verbose=True,
+             early_stop=False, early_stop_factor=2.0, supply_prog=None,
+             max_mismatched_ratio=0.01, manual_check_prog=None, cache_input_tensors=False,
+             do_not_specialize=None):
+    """Stacked on @tilemlir.jit: calling the function (or its .compile)
+    tunes over `configs` (a list of keyword-argument dicts, or a function
+    of the call's arguments returning one) and returns the fastest kernel,
+    with .config and .latency. A call that gives a tuned parameter itself
+    compiles that configuration without tuning, as in TileLang.
+    `early_stop` / `early_stop_factor`: see AutoTuner.run; TileLang's other
+    options (supply_prog, max_mismatched_ratio, cache_input_tensors, ...)
+    are taken and change nothing here."""
+    if early_stop and early_stop_factor < 1.0:
+        raise ValueError(f"early_stop_factor must be >= 1.0, got {early_stop_factor}")
 
     def decorate(jitted):
+        from ..jit.current import KernelFunction
+        if isinstance(jitted, KernelFunction):
+            return _tuned_kernel_function(jitted, configs)
         factory = getattr(jitted, "factory", jitted)
         cache = {}
 
@@ -201,14 +244,52 @@ def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_pr
         def wrapper(*args, **kwargs):
             key = repr((args, sorted(kwargs.items())))
             if key not in cache:
+                if _given_tunables(factory, configs, args, kwargs):
+                    cache[key] = jitted(*args, **kwargs)
+                    return cache[key]
                 tuner = AutoTuner.from_kernel(jitted, configs).set_kernel_args(*args, **kwargs)
                 tuner.set_profile_args(supply_type=supply_type, ref_prog=ref_prog, atol=atol,
                                        rtol=rtol, skip_check=skip_check)
                 cache[key] = tuner.run(warmup=warmup, rep=rep, timeout=timeout,
-                                       max_workers=max_workers, verbose=verbose).kernel
+                                       max_workers=max_workers, verbose=verbose,
+                                       early_stop=early_stop,
+                                       early_stop_factor=early_stop_factor).kernel
             return cache[key]
 
         wrapper.factory = factory
+        # TileLang's `f.compile(...)`: the tuned kernel, as a call returns it.
+        wrapper.compile = wrapper
         return wrapper
 
     return decorate
+
+
+def _tuned_kernel_function(kf, configs):
+    """@autotune on a kernel function (TileLang's current front end): calls
+    and .compile(...) that give the tuned parameters compile and run that
+    configuration; tuning a kernel function is a located error for now."""
+    def check_given(args, kwargs):
+        if not _given_tunables(kf.fn, configs, args, kwargs):
+            from ..errors import at_caller
+            raise at_caller(TileCompileError(
+                f"error: autotuning {kf.__name__} (a kernel function, TileLang's current front "
+                "end) is not supported yet; give its tuned parameters "
+                f"({', '.join(sorted({k for c in _config_list(configs) for k in c}))})"))
+
+    def call(*args, **kwargs):
+        check_given(args, kwargs)
+        return kf(*args, **kwargs)
+
+    def compile(*args, **kwargs):  # noqa: A001 - TileLang's name
+        check_given(args, kwargs)
+        return kf.compile(*args, **kwargs)
+
+    functools.update_wrapper(call, kf.fn)
+    call.compile = compile
+    call.kernel_function = kf
+    return call
+
+
+def _config_list(configs):
+    return [] if callable(configs) else [dict(c) for c in configs]
+

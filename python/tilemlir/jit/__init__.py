@@ -10,7 +10,7 @@ import numpy as np
 from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
 from ..language.parser import translate_with_launch
-from ..runtime import load_bundle
+from ..runtime import bind_dim_expr, dim_text, dim_value, load_bundle
 from . import cache
 
 _LOCATION = re.compile(r'loc\("(?:[^"\\]|\\.)*":\d+:\d+\)')
@@ -28,9 +28,10 @@ IR_STAGES = {
     "tile": "",
     "verified": "builtin.module(tile-verify-target{target=cpu},canonicalize)",
     "lower-ops": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                 "tile-lower-ops{target=cpu})",
+                 "tile-apply-tensor-layouts,tile-lower-ops{target=cpu})",
     "lower-kernel": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                    "tile-lower-ops{target=cpu},tile-lower-kernel{target=cpu},canonicalize,cse)",
+                    "tile-apply-tensor-layouts,tile-lower-ops{target=cpu},"
+                    "tile-lower-kernel{target=cpu},canonicalize,cse)",
     "llvm": "builtin.module(tile-to-cpu)",
 }
 
@@ -105,13 +106,13 @@ def resolve_target(target):
 def _params_meta(func, written):
     """The bundle's "params": name, kind, dtype, and for tensors the shape
     and whether the kernel writes it (`written`: the names it writes)."""
-    from ..language import TensorSpec
+    from ..language import TensorSpec, shape_entry
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
         ann = p.annotation
         if isinstance(ann, TensorSpec):
-            shape = [d if isinstance(d, int) else d.name for d in ann.shape]
+            shape = [shape_entry(d) for d in ann.shape]
             meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
                          "written": name in written})
         else:
@@ -150,20 +151,20 @@ class JITKernel:
         for p, a in zip(self.params, args):
             if a is not None and p["kind"] == "tensor" and hasattr(a, "shape"):
                 for want, got in zip(p["shape"], a.shape):
-                    if not isinstance(want, int):
+                    if isinstance(want, dict):
+                        bind_dim_expr(want, int(got), dims, p["name"])
+                    elif not isinstance(want, int):
                         dims.setdefault(want, int(got))
         outputs = []
         for i in self.out_idx:
             p = self.params[i]
             shape = []
             for d in p["shape"]:
-                if isinstance(d, int):
-                    shape.append(d)
-                elif d in dims:
-                    shape.append(dims[d])
-                else:
-                    raise ValueError(f"the size '{d}' of output '{p['name']}' is not fixed by "
-                                     "any input")
+                size = dim_value(d, dims)
+                if size is None:
+                    raise ValueError(f"the size '{dim_text(d)}' of output '{p['name']}' is not "
+                                     "fixed by any input")
+                shape.append(size)
             out = self._allocate(shape, p, args)
             args[i] = out
             outputs.append(out)
@@ -173,11 +174,16 @@ class JITKernel:
         return outputs[0] if len(outputs) == 1 else outputs
 
     def _allocate(self, shape, param, args):
-        if self.target == "cpu":
+        """An output: on the cpu target a numpy array, or a CPU torch tensor
+        where the inputs are torch tensors; on CUDA a torch tensor."""
+        import sys
+        torch = sys.modules.get("torch")
+        given = [a for a in args if torch is not None and isinstance(a, torch.Tensor)]
+        if self.target == "cpu" and not given:
             return np.empty(shape, dtype=_np_dtype(param))
         import torch
         from ..language.dtypes import as_dtype
-        device = next((a.device for a in args if isinstance(a, torch.Tensor)), "cuda")
+        device = given[0].device if given else "cuda"
         dt = as_dtype(param["dtype"])
         name = {"float8_e4m3": "float8_e4m3fn", "bool": "bool"}.get(dt.name, dt.name)
         return torch.empty(shape, dtype=getattr(torch, name), device=device)

@@ -87,13 +87,68 @@ Buffer = Tensor
 
 
 class DynamicDim:
-    """A symbolic dimension (T.dynamic("m")), known when the kernel is called."""
+    """A symbolic dimension (T.dynamic("m")), known when the kernel is called.
+    Arithmetic with integers (m * 2, n + 1) gives a DimExpr, a size that a
+    tensor's shape may have."""
 
     def __init__(self, name):
         self.name = name
 
     def __repr__(self):
         return f"T.dynamic({self.name!r})"
+
+    def _linear(self):
+        return self, 1, 0
+
+    def _combine(self, op, other, reverse=False):
+        var, mul, add = self._linear()
+        if isinstance(other, bool) or not isinstance(other, int):
+            raise TypeError(f"arithmetic on T.dynamic dimensions in shapes takes integers "
+                            f"(a * {var.name} + b); {self!r} {op} {other!r} is not of that form")
+        if op == "+":
+            return DimExpr(var, mul, add + other)
+        if op == "-":
+            return DimExpr(var, -mul, other - add) if reverse else DimExpr(var, mul, add - other)
+        return DimExpr(var, mul * other, add * other)
+
+    def __add__(self, o): return self._combine("+", o)  # noqa: E704
+    def __radd__(self, o): return self._combine("+", o, True)  # noqa: E704
+    def __sub__(self, o): return self._combine("-", o)  # noqa: E704
+    def __rsub__(self, o): return self._combine("-", o, True)  # noqa: E704
+    def __mul__(self, o): return self._combine("*", o)  # noqa: E704
+    def __rmul__(self, o): return self._combine("*", o, True)  # noqa: E704
+
+
+class DimExpr(DynamicDim):
+    """`mul * var + add` of a T.dynamic dimension `var`: the size of a tensor
+    dimension written with arithmetic (T.Tensor((n * 4 + 1,), ...)). The
+    kernel reads `var` back from the size ((size - add) / mul); the runtime
+    checks that the size has that form, and that every tensor agrees on
+    `var`."""
+
+    def __init__(self, var, mul, add):
+        if mul <= 0:
+            raise TypeError(f"a tensor size {mul} * {var.name} + {add} must grow with "
+                            f"{var.name} (a positive multiple of it)")
+        self.var, self.mul, self.add = var, mul, add
+        text = var.name if mul == 1 else f"{var.name} * {mul}"
+        if add:
+            text += f" {'+' if add > 0 else '-'} {abs(add)}"
+        super().__init__(text)
+
+    def __repr__(self):
+        return self.name
+
+    def _linear(self):
+        return self.var, self.mul, self.add
+
+
+def shape_entry(d):
+    """A tensor shape entry as a bundle's "params" hold it: an int, the name
+    of a T.dynamic dimension, or {"var", "mul", "add"} for a DimExpr."""
+    if isinstance(d, DimExpr):
+        return {"var": d.var.name, "mul": d.mul, "add": d.add}
+    return d if isinstance(d, int) else d.name
 
 
 def dynamic(name, dtype="int32"):
@@ -225,6 +280,9 @@ if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 
+# T.Layout / T.Fragment: layouts given as Python functions of the indices,
+# for T.annotate_layout (tilemlir/layout.py traces them).
+from ..layout import Fragment, Layout  # noqa: E402
 
 
 def __getattr__(name):

@@ -129,7 +129,7 @@ class CurrentTranslator(Translator):
         for name in self.order:
             spec, buf, _ = self.inputs.get(name) or self.outputs[name]
             meta.append({"name": name, "kind": "tensor", "dtype": buf.dtype.name,
-                         "shape": [d if isinstance(d, int) else d.name for d in spec.shape],
+                         "shape": [T.shape_entry(d) for d in spec.shape],
                          "written": name in self.written or name in self.outputs})
         return meta
 
@@ -163,6 +163,8 @@ class CurrentTranslator(Translator):
     def dynamic_size(self, dim, buf, d, node):
         """The size of T.dynamic `dim`: dimension `d` of `buf` where it is
         first met."""
+        if isinstance(dim, T.DimExpr):
+            return self.dim_expr_size(dim, buf, d, buf.memref_type(), node)
         if id(dim) not in self.dyn_values:
             c = self.const_index(d, node)
             v = self.b.fresh(dim.name)
@@ -170,7 +172,7 @@ class CurrentTranslator(Translator):
                         self.loc(node))
             self.dyn_values[id(dim)] = Value(v, "index", sym=dim.name)
             self.dyn_objects[v] = dim
-        return self.dyn_values[id(dim)]
+        return self.dyn_value(dim, node)
 
     def stmt_AnnAssign(self, node):
         if node.value is not None:
@@ -299,7 +301,7 @@ class CurrentTranslator(Translator):
                     raise self.error(f"T.empty: dimension {dim.name} is no dimension of the "
                                      "tensor parameters; an output's sizes are integers, "
                                      "T.const names and the inputs' T.dynamic dims", node)
-                buf.shape[d] = self.dyn_values[id(dim)]
+                buf.shape[d] = self.dyn_value(dim, node)
         self.outputs[name] = (spec, buf, node)
         return buf
 

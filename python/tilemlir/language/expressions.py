@@ -46,6 +46,71 @@ class ExpressionsMixin:
     def expr_List(self, node):
         return [self.expr(e) for e in node.elts]
 
+    def expr_Lambda(self, node):
+        """A lambda in a kernel (a T.Layout or T.Fragment function): a Python
+        function over the names the kernel sees that are Python values."""
+        names = {}
+        for scope in self.scopes:
+            names.update({k: v for k, v in scope.vars.items()
+                          if not isinstance(v, (Value, Access))})
+        env = dict(self.frame.globals)
+        env.update(self.frame.closure)
+        env.update(names)
+        code = compile(ast.Expression(body=node), self.frame.filename, "eval")
+        return eval(code, env)  # noqa: S307 - the user's own lambda, as Python runs it
+
+    def expr_ListComp(self, node):
+        return self._comprehension(node)
+
+    def expr_GeneratorExp(self, node):
+        # Evaluated at once, into a list: what sum(), max(), tuple(), ...
+        # take from a generator they consume once.
+        return self._comprehension(node)
+
+    def _comprehension(self, node):
+        """`[elt for x in it if cond ...]` over Python iterables (the kernel's
+        constants, ranges, lists): elt may be a kernel value; the iterables
+        and conditions must be known while translating."""
+        out = []
+        self.push("comprehension")
+        try:
+            self._comprehension_level(node, node.generators, out)
+        finally:
+            self.pop()
+        return out
+
+    def _comprehension_level(self, node, generators, out):
+        if not generators:
+            out.append(self.expr(node.elt))
+            return
+        gen, rest = generators[0], generators[1:]
+        if gen.is_async:
+            raise self.error("async comprehensions are not supported in a kernel", gen)
+        items = self.expr(gen.iter)
+        if isinstance(items, (Value, Buffer, Access)):
+            raise self.error("a comprehension in a kernel iterates over Python values (a "
+                             "constant list or range); for kernel values use T.serial or "
+                             "T.Parallel", gen.iter)
+        try:
+            items = list(items)
+        except TypeError:
+            raise self.error(f"cannot iterate over {items!r} in a comprehension", gen.iter) \
+                from None
+        for item in items:
+            self.assign(gen.target, item, gen)
+            keep = True
+            for cond in gen.ifs:
+                c = self.expr(cond)
+                if isinstance(c, (Value, Access)):
+                    raise self.error("a comprehension's condition must be known while "
+                                     "translating; this one is a kernel value (use "
+                                     "T.if_then_else)", cond)
+                if not c:
+                    keep = False
+                    break
+            if keep:
+                self._comprehension_level(node, rest, out)
+
     def expr_Dict(self, node):
         return {self.expr(k): self.expr(v) for k, v in zip(node.keys, node.values)}
 
@@ -212,7 +277,7 @@ class ExpressionsMixin:
         ssa = self.b.fresh(name)
         self.b.emit(f"{ssa} = {opname} {va.ssa}, {vb.ssa} : {t}", self.loc(node))
         lin = None
-        if t == "index":
+        if t == "index" or t in _INT_TYPES[1:]:
             la, lb = LinExpr.of(va), LinExpr.of(vb)
             if la is not None and lb is not None:
                 if name == "add":
@@ -320,6 +385,13 @@ class ExpressionsMixin:
         kernel = (Value, Access, TypedConstant, Buffer)
         if fn in (builtins.max, builtins.min) and any(isinstance(a, kernel) for a in args):
             return self.minmax("max" if fn is builtins.max else "min", args, node)
+        if fn is builtins.sum and args and isinstance(args[0], (list, tuple)) and \
+                any(isinstance(a, kernel) for a in list(args[0]) + args[1:]):
+            # sum() of kernel values: the additions in the kernel, in order.
+            total = args[1] if len(args) > 1 else kwargs.get("start", 0)
+            for item in args[0]:
+                total = self.binop(ast.Add(), total, item, node)
+            return total
         if fn is builtins.abs and any(isinstance(a, kernel) for a in args):
             return self.unary_math("abs", args[0], node)
         if isinstance(fn, dtypes.DType):

@@ -106,7 +106,10 @@ class Value:
     def __init__(self, ssa, type, lin=None, sym=None):
         self.ssa = ssa
         self.type = type
-        self.lin = lin if lin is not None else (LinExpr({ssa: 1}) if type == "index" else None)
+        # Integers of every width are tracked, so that the extent of a slice
+        # whose start is loaded from a tensor (an i32) still folds.
+        self.lin = lin if lin is not None else (
+            LinExpr({ssa: 1}) if type in ("index", "i8", "i16", "i32", "i64") else None)
         self.sym = sym
 
     def __repr__(self):

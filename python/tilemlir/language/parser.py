@@ -7,6 +7,7 @@ indices, buffer elements, dynamic dimensions) become arith / math / memref
 ops. Every op carries the user's file, line and column.
 """
 
+import ast
 import builtins
 import inspect
 
@@ -108,11 +109,15 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
             else:
                 args.append(f"%{name}: {obj.type} {aloc}")
                 self.scopes[0].vars[name] = obj
-        # Dynamic dimensions: memref.dim of the first tensor that has them.
+        # Dynamic dimensions: memref.dim of the first tensor that has them;
+        # then the sizes written with arithmetic on them (n * 4 + 1), which
+        # give the dimension where no tensor has it plainly.
         for kind, name, spec, buf in params:
             if kind != "tensor":
                 continue
             for d, dim in enumerate(spec.shape):
+                if isinstance(dim, T.DimExpr):
+                    continue
                 if isinstance(dim, T.DynamicDim):
                     if id(dim) not in self.dyn_values:
                         c = self.const_index(d, self.func_def)
@@ -120,13 +125,58 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                         self.b.emit(f"{v} = memref.dim {buf.ssa}, {c.ssa} : {self._param_type(spec)}",
                                     self.loc(self.func_def))
                         self.dyn_values[id(dim)] = Value(v, "index", sym=dim.name)
-                    buf.shape[d] = self.dyn_values[id(dim)]
+                    buf.shape[d] = self.dyn_value(dim)
+        for kind, name, spec, buf in params:
+            if kind == "tensor":
+                for d, dim in enumerate(spec.shape):
+                    if isinstance(dim, T.DimExpr):
+                        buf.shape[d] = self.dim_expr_size(dim, buf, d, self._param_type(spec),
+                                                          self.func_def)
         for stmt in self.func_def.body:
             self.stmt(stmt)
         body = "\n".join(self.b.lines)
         loc = self.loc(self.func_def)
         return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
                 f"    return {loc}\n  }} {loc}\n}} {loc}\n")
+
+    def dim_expr_size(self, dim, buf, d, memref_type, node):
+        """The size of dimension `d` of `buf`, written `dim` (a DimExpr).
+        Where no tensor has `dim.var` plainly, the variable is
+        (size - add) / mul (the runtime checks that the size has that form),
+        computed where it is used: a kernel takes sizes of its tensors from
+        the host, not values computed there."""
+        if id(dim.var) not in self.dyn_values:
+            self.dyn_values[id(dim.var)] = (dim, buf, d, memref_type)
+        return Value(self._emit_dim(buf, d, memref_type, node), "index", sym=f"({dim.name})")
+
+    def _emit_dim(self, buf, d, memref_type, node):
+        c = self.const_index(d, node)
+        size = self.b.fresh("dim")
+        self.b.emit(f"{size} = memref.dim {buf.ssa}, {c.ssa} : {memref_type}", self.loc(node))
+        return size
+
+    def _derived_dim(self, derived, node):
+        """The value of the T.dynamic that a DimExpr size gives (see
+        dim_expr_size), emitted here."""
+        dim, buf, d, memref_type = derived
+        v = self._emit_dim(buf, d, memref_type, node)
+        loc = self.loc(node)
+        if dim.add:
+            add = self.const_index(dim.add, node)
+            rest = self.b.fresh("sub")
+            self.b.emit(f"{rest} = arith.subi {v}, {add.ssa} : index", loc)
+            v = rest
+        if dim.mul != 1:
+            mul = self.const_index(dim.mul, node)
+            q = self.b.fresh(dim.var.name)
+            self.b.emit(f"{q} = arith.divui {v}, {mul.ssa} : index", loc)
+            v = q
+        return Value(v, "index", sym=dim.var.name)
+
+    def dyn_value(self, dim, node=None):
+        """The kernel value of T.dynamic `dim` (known to dyn_values)."""
+        v = self.dyn_values[id(dim)]
+        return self._derived_dim(v, node) if isinstance(v, tuple) else v
 
     def _param_type(self, spec):
         dims = "x".join("?" if isinstance(d, T.DynamicDim) else str(d) for d in spec.shape)
@@ -150,7 +200,11 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
 
     def resolve_python(self, value):
         if isinstance(value, T.DynamicDim) and id(value) in self.dyn_values:
-            return self.dyn_values[id(value)]
+            return self.dyn_value(value, self.node)
+        if isinstance(value, T.DimExpr) and id(value.var) in self.dyn_values:
+            # A size written with arithmetic (n * 4 + 1) used as a value.
+            v = self.binop(ast.Mult(), self.dyn_value(value.var, self.node), value.mul, self.node)
+            return self.binop(ast.Add(), v, value.add, self.node) if value.add else v
         return value
 
     def bind(self, name, value, node):
@@ -251,7 +305,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                 v = self.convert(v, "i64", node)
                 return self.convert(v, to, node)
             self.b.emit(f"{ssa} = arith.index_cast {v.ssa} : {frm} to {to}", loc)
-            return Value(ssa, to)
+            return Value(ssa, to, v.lin)
         if _is_float(frm) and _is_float(to):
             fw, tw = _float_bits(frm), _float_bits(to)
             if fw == tw:

@@ -319,6 +319,9 @@ class TileOpsMixin:
                 raise self.error(f"T.atomic_{kind} of the {'x'.join(map(str, value.shape))} "
                                  f"tile '{value.name}' into a region of '{buf.name}' of shape "
                                  f"{'x'.join(map(str, sizes))}: the shapes must match", node)
+            if sizes is not None and value.ndim != buf.ndim:
+                self._atomic_elementwise(kind, buf, offsets, sizes, value, node)
+                return
             vtext, vtype = value.ssa, value.memref_type()
         else:
             # A scalar into an element, or into every element of a region or
@@ -332,6 +335,25 @@ class TileOpsMixin:
             vtext, vtype = v.ssa, v.type
         self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}{region}, "
                     f"{vtext} : {buf.memref_type()}, {vtype}", self.loc(node))
+
+    def _atomic_elementwise(self, kind, buf, offsets, sizes, tile, node):
+        """A tile of lower rank than the target into a region with unit dims
+        (T.atomic_add(dV[b, i:i+64, h, :], dv_shared)): one element atomic
+        per element, as `for i, j in T.Parallel(...)` would write it (the
+        tile op takes a tile of the target's rank)."""
+        ivs = [self.b.fresh("i") for _ in tile.shape]
+        self.b.open(f"tile.parallel ({', '.join(ivs)}) in "
+                    f"({', '.join(map(str, tile.shape))})")
+        spans = iter(Value(iv, "index") for iv, d in zip(ivs, tile.shape) if d != 1)
+        idx = [o if size == 1 else self.binop(ast.Add(), o, next(spans), node)
+               for o, size in zip(offsets, sizes)]
+        v = self.b.fresh(tile.name)
+        self.b.emit(f"{v} = memref.load {tile.ssa}[{', '.join(ivs)}] : {tile.memref_type()}",
+                    self.loc(node))
+        v = self.convert(Value(v, tile.dtype.mlir), buf.dtype.mlir, node)
+        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(idx, node)}, {v.ssa} : "
+                    f"{buf.memref_type()}, {v.type}", self.loc(node))
+        self.b.close(self.loc(node))
 
     def call_atomic_add(self, node):
         self._atomic(node, "add")
@@ -386,13 +408,46 @@ class TileOpsMixin:
             raise self.error("T.annotate_layout takes {buffer: layout}", node)
         for buf, lay in mapping.items():
             buf = self._buffer_arg(buf, node, "a layout's key")
-            if lay is None:
+            attr = self._layout_attr(buf, lay, node)
+            if attr is None:
                 continue
-            if not isinstance(lay, layout_mod.SwizzleLayout):
-                raise self.error(f"unsupported layout {lay!r}; use "
-                                 "tilemlir.layout.make_swizzled_layout(buffer)", node)
-            self.b.emit(f"tile.annotate_layout {buf.ssa} layout({lay.attr()}) : "
+            self.b.emit(f"tile.annotate_layout {buf.ssa} layout({attr}) : "
                         f"{buf.memref_type()}", self.loc(node))
+
+    def _layout_attr(self, buf, lay, node):
+        """The layout attribute that pins `lay` on `buf`, or None where the
+        layout is the one the buffer has anyway; a located error for a
+        layout the dialect cannot express."""
+        if lay is None or isinstance(lay, layout_mod.SwizzleLayout):
+            return None if lay is None else lay.attr()
+        if isinstance(lay, (layout_mod.Layout, layout_mod.Fragment)) and \
+                tuple(lay.shape) != tuple(buf.shape):
+            raise self.error(f"{lay!r} is for shape {tuple(lay.shape)}, but '{buf.name}' has "
+                             f"shape {tuple(buf.shape)}", node)
+        if isinstance(lay, layout_mod.Fragment):
+            if buf.scope != "fragment":
+                raise self.error(f"T.Fragment lays out fragment buffers; '{buf.name}' is a "
+                                 f"{buf.scope} buffer", node)
+            try:
+                return lay.attr()
+            except layout_mod.NotAffine as e:
+                raise self.error(f"the T.Fragment of '{buf.name}' cannot be expressed as a "
+                                 f"#tile.fragment: {e}", node) from None
+        if not isinstance(lay, layout_mod.Layout):
+            raise self.error(f"unsupported layout {lay!r}; use T.Layout, T.Fragment or "
+                             "tilemlir.layout.make_swizzled_layout(buffer)", node)
+        try:
+            if buf.scope == "global":
+                return lay.tensor_attr()
+            if buf.scope == "shared":
+                swizzle = lay.as_swizzle(buf.dtype.bits)
+                return None if swizzle is None else swizzle.attr()
+        except layout_mod.NotAffine as e:
+            what = "an affine map" if buf.scope == "global" else "a shared-memory layout"
+            raise self.error(f"the T.Layout of '{buf.name}' is not {what} the dialect can "
+                             f"express: {e}", node) from None
+        raise self.error(f"T.Layout places the elements of global tensors and shared "
+                         f"buffers; '{buf.name}' is a {buf.scope} buffer (use T.Fragment)", node)
 
     def call_annotate_safe_value(self, node):
         a = self._args(node, ["safe_value_map"])

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..language.dtypes import as_dtype
 from .bench import bench_times, do_bench, summarize
+from ..runtime import dim_text, dim_value
 
 
 class TensorSupplyType(enum.Enum):
@@ -32,13 +33,11 @@ class Profiler:
             return 1.0 if dt.is_float else 1
         shape = []
         for d in param["shape"]:
-            if isinstance(d, int):
-                shape.append(d)
-            elif d in dims:
-                shape.append(dims[d])
-            else:
-                raise ValueError(f"dynamic dimension '{d}' of '{param['name']}' has no value: "
-                                 "pass input_tensors to the profiler")
+            size = dim_value(d, dims)
+            if size is None:
+                raise ValueError(f"dynamic dimension '{dim_text(d)}' of '{param['name']}' has no "
+                                 "value: pass input_tensors to the profiler")
+            shape.append(size)
         st = self.supply_type
         if st is TensorSupplyType.Zero:
             data = np.zeros(shape)
@@ -98,12 +97,13 @@ class Profiler:
 
     def do_bench(self, func=None, warmup=25, rep=100, n_warmup=0, n_repeat=0,
                  input_tensors=None, backend="event", quantiles=None, return_mode="median",
-                 **_):
+                 early_stop_baseline=None, **_):
         """Median time of one call in milliseconds (or `return_mode`, or a list
         for `quantiles`): wall clock on the CPU, CUDA events on GPUs.
         `warmup` / `rep` are milliseconds as in TileLang; n_warmup / n_repeat
         override them with call counts. Every backend times with CUDA events."""
         inputs = list(input_tensors) if input_tensors is not None else self.supply_inputs()
         fn = func or self.kernel
-        times = bench_times(lambda: fn(*inputs), self._on_gpu, warmup, rep, n_warmup, n_repeat)
+        times = bench_times(lambda: fn(*inputs), self._on_gpu, warmup, rep, n_warmup, n_repeat,
+                            early_stop_baseline)
         return summarize(times, quantiles, return_mode)

@@ -16,10 +16,12 @@ def _cuda_available():
     return torch.cuda.is_available()
 
 
-def _wall_times(fn, warmup, rep, n_warmup, n_repeat):
+def _wall_times(fn, warmup, rep, n_warmup, n_repeat, early_stop_baseline=None):
     start = time.perf_counter()
     fn()
     once = max(time.perf_counter() - start, 1e-6) * 1e3
+    if early_stop_baseline is not None and once > early_stop_baseline:
+        return [once]
     for _ in range(n_warmup or max(1, int(warmup / once))):
         fn()
     times = []
@@ -30,7 +32,7 @@ def _wall_times(fn, warmup, rep, n_warmup, n_repeat):
     return times
 
 
-def _cuda_times(fn, warmup, rep, n_warmup, n_repeat):
+def _cuda_times(fn, warmup, rep, n_warmup, n_repeat, early_stop_baseline=None):
     import torch
     fn()
     torch.cuda.synchronize()
@@ -41,6 +43,8 @@ def _cuda_times(fn, warmup, rep, n_warmup, n_repeat):
     end.record()
     torch.cuda.synchronize()
     once = max(start.elapsed_time(end) / 5, 1e-3)
+    if early_stop_baseline is not None and once > early_stop_baseline:
+        return [once]
     for _ in range(n_warmup or max(1, int(warmup / once))):
         fn()
     times = []
@@ -54,11 +58,14 @@ def _cuda_times(fn, warmup, rep, n_warmup, n_repeat):
     return times
 
 
-def bench_times(fn, cuda, warmup=25, rep=100, n_warmup=0, n_repeat=0):
+def bench_times(fn, cuda, warmup=25, rep=100, n_warmup=0, n_repeat=0, early_stop_baseline=None):
     """Times of single calls of `fn()` in milliseconds: CUDA events when
     `cuda`, else the wall clock. warmup / rep are milliseconds of calls;
-    n_warmup / n_repeat, when given, are call counts instead."""
-    return (_cuda_times if cuda else _wall_times)(fn, warmup, rep, n_warmup, n_repeat)
+    n_warmup / n_repeat, when given, are call counts instead. With
+    `early_stop_baseline` (ms), a function whose first estimate is slower
+    than it is not timed further: the estimate is the one time returned."""
+    return (_cuda_times if cuda else _wall_times)(fn, warmup, rep, n_warmup, n_repeat,
+                                                  early_stop_baseline)
 
 
 def summarize(times, quantiles=None, return_mode="mean"):
@@ -80,6 +87,8 @@ def do_bench(fn, warmup=25, rep=100, _n_warmup=0, _n_repeat=0, quantiles=None, f
     rep in milliseconds, _n_warmup / _n_repeat as call counts, the mean by
     default (`return_mode`, or a list for `quantiles`). The L2 cache is not
     flushed between calls, and every backend ("event", "cupti",
-    "cudagraph") times with CUDA events."""
-    times = bench_times(fn, _cuda_available(), warmup, rep, _n_warmup, _n_repeat)
+    "cudagraph") times with CUDA events. `early_stop_baseline`: see
+    bench_times."""
+    times = bench_times(fn, _cuda_available(), warmup, rep, _n_warmup, _n_repeat,
+                        early_stop_baseline)
     return summarize(times, quantiles, return_mode)

@@ -8,6 +8,7 @@ needs numpy, the CUDA one (runtime/cuda.py) only ctypes and libcuda.so.1."""
 
 import json
 import pathlib
+import sys
 
 
 def load_bundle(path):
@@ -44,6 +45,72 @@ def check_written(params, spans):
                 raise ValueError(f"arguments '{p['name']}' and '{q['name']}' overlap in memory, "
                                  f"and the kernel writes '{w['name']}': pass '{other['name']}' "
                                  "a separate array")
+
+
+# A tensor's shape entry in a bundle: an int, the name of a dynamic
+# dimension, or {"var": name, "mul": a, "add": b}, the size a * name + b (a
+# shape written with arithmetic on a dynamic dimension, T.Tensor((n * 4 + 1,))).
+
+def dim_text(entry):
+    """A shape entry as the program wrote it."""
+    if isinstance(entry, dict):
+        text = entry["var"] if entry["mul"] == 1 else f"{entry['var']} * {entry['mul']}"
+        if entry["add"]:
+            text += f" {'+' if entry['add'] > 0 else '-'} {abs(entry['add'])}"
+        return text
+    return str(entry)
+
+
+def shape_text(shape):
+    """A bundle shape in messages: as a tuple, sizes with arithmetic written out."""
+    if not any(isinstance(d, dict) for d in shape):
+        return str(tuple(shape))
+    return "(" + ", ".join(dim_text(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def dynamic_names(shape):
+    """The dynamic dimensions a shape names."""
+    return {d["var"] if isinstance(d, dict) else d for d in shape if not isinstance(d, int)}
+
+
+def bind_dim_expr(entry, got, dims, name):
+    """Binds the dynamic dimension of shape entry `entry` (a dict) from size
+    `got` of argument `name`; a ValueError where no value gives that size
+    or the value disagrees with `dims`."""
+    var, mul, add = entry["var"], entry["mul"], entry["add"]
+    q, r = divmod(got - add, mul)
+    if q < 0 or r:
+        raise ValueError(f"argument '{name}' has a dimension of size {got}, which is "
+                         f"{dim_text(entry)} for no size of '{var}'")
+    if dims.setdefault(var, q) != q:
+        raise ValueError(f"dynamic dimension '{var}' is {dims[var]} elsewhere, but a size of {got} "
+                         f"for {dim_text(entry)} in argument '{name}' makes it {q}")
+
+
+def dim_value(entry, dims):
+    """The size of shape entry `entry` with the dynamic dimensions `dims`, or
+    None where one it needs is not there."""
+    if isinstance(entry, int):
+        return entry
+    if isinstance(entry, dict):
+        v = dims.get(entry["var"])
+        return None if v is None else entry["mul"] * v + entry["add"]
+    return dims.get(entry)
+
+
+def torch_read_only(obj):
+    """Why torch itself would not let an in-place op write tensor `obj` (a
+    leaf that requires grad while grad mode is on, an inference tensor
+    outside inference mode), or "" (also for objects that are not torch
+    tensors)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
+        return ""
+    if getattr(obj, "requires_grad", False) and obj.is_leaf and torch.is_grad_enabled():
+        return "a leaf torch tensor that requires grad"
+    if getattr(obj, "is_inference", lambda: False)() and not torch.is_inference_mode_enabled():
+        return "an inference tensor outside inference mode"
+    return ""
 
 
 def __getattr__(name):

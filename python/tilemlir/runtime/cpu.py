@@ -5,20 +5,84 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
-from . import check_written
+from . import bind_dim_expr, check_written, shape_text, torch_read_only
 
 
-def _span(a):
-    """(start, end, why read-only) of a C-contiguous numpy array's memory."""
-    if a is None:
-        return None
-    start = a.ctypes.data
-    return start, start + a.nbytes, "" if a.flags.writeable else "its numpy array is not writeable"
+class _HostTensor:
+    """What the CPU runtime needs of a tensor argument: a numpy array, or a
+    CPU tensor with torch's protocol (data_ptr(), stride(), element_size(),
+    shape, dtype, device), used in place."""
+    __slots__ = ("ptr", "shape", "strides", "dtype", "itemsize", "read_only", "obj")
+
+    def __init__(self, ptr, shape, strides, dtype, itemsize, read_only, obj):
+        self.ptr = ptr                # int address
+        self.shape = shape            # tuple of ints
+        self.strides = strides        # tuple of ints, in elements (None: not whole elements)
+        self.dtype = dtype            # the element type's name, as the program spells it
+        self.itemsize = itemsize
+        self.read_only = read_only    # why it must not be written, or ""
+        self.obj = obj
+
+    @property
+    def contiguous(self):
+        want, acc = [], 1
+        for size in reversed(self.shape):
+            want.append(acc)
+            acc *= max(size, 1)
+        if 0 in self.shape:
+            return True
+        return self.strides is not None and all(
+            st == w for size, st, w in zip(self.shape, self.strides, reversed(want)) if size != 1)
+
+    def span(self):
+        """(start, end, why read-only) of its memory (contiguous)."""
+        n = 1
+        for size in self.shape:
+            n *= size
+        return self.ptr, self.ptr + n * self.itemsize, self.read_only
+
+
+def _is_torch_like(a):
+    return all(hasattr(a, attr) for attr in ("data_ptr", "stride", "element_size", "shape",
+                                             "dtype", "device"))
+
+
+def _host_tensor(name, a):
+    """The _HostTensor of argument `name`, or a TypeError that says what the
+    cpu target takes."""
+    if isinstance(a, np.ndarray):
+        item = a.itemsize
+        strides = (tuple(s // item for s in a.strides)
+                   if all(s % item == 0 for s in a.strides) else None)
+        why = "" if a.flags.writeable else "its numpy array is not writeable"
+        return _HostTensor(a.ctypes.data, a.shape, strides, str(a.dtype), item, why, a)
+    if _is_torch_like(a):
+        device = getattr(a.device, "type", str(a.device))
+        if device != "cpu":
+            raise TypeError(f"argument '{name}' is a tensor on {a.device}; the cpu target needs "
+                            "tensors in host memory (use .cpu())")
+        dtype = str(a.dtype)
+        dtype = dtype[len("torch."):] if dtype.startswith("torch.") else dtype
+        return _HostTensor(int(a.data_ptr()), tuple(int(s) for s in a.shape),
+                           tuple(int(s) for s in a.stride()), dtype, int(a.element_size()),
+                           torch_read_only(a), a)
+    raise TypeError(f"argument '{name}' must be a numpy array or a CPU torch tensor on the cpu "
+                    f"target, got {type(a).__name__}")
+
+
+def _same_dtype(want, got):
+    """Whether a tensor whose dtype is named `got` (numpy or torch spelling)
+    holds elements of DType `want`."""
+    try:
+        return as_dtype(got).name == want.name
+    except TypeError:
+        return False
 
 
 class CpuKernel:
-    """A loaded CPU kernel. Call it with numpy arrays (and Python scalars)
-    in the order of the kernel's parameters."""
+    """A loaded CPU kernel. Call it with numpy arrays or CPU torch tensors
+    (used in place, without a copy) and Python scalars in the order of the
+    kernel's parameters."""
 
     def __init__(self, path, meta):
         self.path = path
@@ -35,7 +99,7 @@ class CpuKernel:
         if len(args) != len(self.params):
             raise TypeError(f"kernel '{self.meta['entry']}' takes {len(self.params)} arguments "
                             f"({', '.join(p['name'] for p in self.params)}), got {len(args)}")
-        dims = {}
+        dims, tensors = {}, {}
         for p, a in zip(self.params, args):
             name = p["name"]
             if a is None:
@@ -57,29 +121,30 @@ class CpuKernel:
                         raise ValueError(f"argument '{name}' = {a} does not fit in "
                                          f"{p['dtype']}")
                 continue
-            if not isinstance(a, np.ndarray):
-                raise TypeError(f"argument '{name}' must be a numpy array on the cpu target, got "
-                                f"{type(a).__name__}")
+            t = _host_tensor(name, a)
             want = as_dtype(p["dtype"])
-            if a.dtype != want.numpy:
-                raise TypeError(f"argument '{name}' must have dtype {want.name}, got {a.dtype}")
-            if a.ndim != len(p["shape"]):
+            if not _same_dtype(want, t.dtype):
+                raise TypeError(f"argument '{name}' must have dtype {want.name}, got {t.dtype}")
+            if len(t.shape) != len(p["shape"]):
                 raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
-                                 f"{tuple(p['shape'])}, got shape {a.shape}")
-            for d, (want_dim, got) in enumerate(zip(p["shape"], a.shape)):
+                                 f"{shape_text(p['shape'])}, got shape {t.shape}")
+            for d, (want_dim, got) in enumerate(zip(p["shape"], t.shape)):
                 if isinstance(want_dim, int):
                     if want_dim != got:
-                        raise ValueError(f"argument '{name}' must have shape {tuple(p['shape'])}, "
-                                         f"got {a.shape} (dim {d})")
+                        raise ValueError(f"argument '{name}' must have shape "
+                                         f"{shape_text(p['shape'])}, got {t.shape} (dim {d})")
+                elif isinstance(want_dim, dict):
+                    bind_dim_expr(want_dim, got, dims, name)
                 else:
                     if dims.setdefault(want_dim, got) != got:
                         raise ValueError(f"dynamic dimension '{want_dim}' is {dims[want_dim]} "
                                          f"elsewhere but {got} in argument '{name}'")
-            if not a.flags.c_contiguous:
+            if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
-                                 "(use np.ascontiguousarray)")
-        check_written(self.params, [_span(a) if p["kind"] == "tensor" else None
-                                    for p, a in zip(self.params, args)])
+                                 "(use np.ascontiguousarray, or .contiguous() on a torch tensor)")
+            tensors[name] = t
+        check_written(self.params, [tensors[p["name"]].span() if p["name"] in tensors else None
+                                    for p in self.params])
         return dims
 
     def __call__(self, *args):
@@ -104,14 +169,13 @@ class CpuKernel:
                     raise TypeError(f"scalar parameters of type {dt.name} are not supported")
                 push(ctype(a))
                 continue
-            data = ctypes.c_void_p(a.ctypes.data)
-            push(data)
-            push(ctypes.c_void_p(a.ctypes.data))
+            t = _host_tensor(p["name"], a)
+            push(ctypes.c_void_p(t.ptr))
+            push(ctypes.c_void_p(t.ptr))
             push(ctypes.c_int64(0))
-            for s in a.shape:
-                push(ctypes.c_int64(s))
-            item = a.itemsize
-            for s in a.strides:
-                push(ctypes.c_int64(s // item))
+            for size in t.shape:
+                push(ctypes.c_int64(size))
+            for stride in t.strides:
+                push(ctypes.c_int64(stride))
         array = (ctypes.c_void_p * len(ptrs))(*[p.value for p in ptrs])
         self._fn(array)

@@ -46,7 +46,8 @@ import struct
 import sys
 import threading
 
-from . import check_written
+from . import (bind_dim_expr, check_written, dynamic_names, shape_text,
+               torch_read_only)
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
            "GridExpr", "eval_grid_expr", "encode_tensor_map", "make_launch_config",
@@ -865,16 +866,10 @@ def _span(t):
     n = 1
     for s in t.shape:
         n *= s
-    why = ""
-    torch = sys.modules.get("torch")
     obj = t.obj
-    if torch is not None and isinstance(obj, torch.Tensor):
-        if getattr(obj, "requires_grad", False) and obj.is_leaf and torch.is_grad_enabled():
-            why = "a leaf torch tensor that requires grad"
-        elif getattr(obj, "is_inference", lambda: False)() and \
-                not torch.is_inference_mode_enabled():
-            why = "an inference tensor outside inference mode"
-    else:
+    why = torch_read_only(obj)
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(obj, torch.Tensor):
         data = getattr(obj, "__cuda_array_interface__", {}).get("data")
         if data and len(data) > 1 and data[1]:
             why = "its __cuda_array_interface__ is read-only"
@@ -939,7 +934,7 @@ class CudaKernel:
                 raise ValueError(f"{where}: parameter {i} has unknown kind {p['kind']!r}")
             self._dtypes.append(dtype_info(p["dtype"]))
             if p["kind"] == "tensor":
-                dyn.update(d for d in p["shape"] if not isinstance(d, int))
+                dyn.update(dynamic_names(p["shape"]))
         self.dynamic_dims = frozenset(dyn)
         self._args = [self._compile_arg(i, a, where) for i, a in enumerate(meta["kernel_args"])]
 
@@ -1046,12 +1041,14 @@ class CudaKernel:
                                 f"{_dtype_name_of(t)}")
             if len(t.shape) != len(p["shape"]):
                 raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
-                                 f"{tuple(p['shape'])}, got shape {t.shape}")
+                                 f"{shape_text(p['shape'])}, got shape {t.shape}")
             for k, (want, got) in enumerate(zip(p["shape"], t.shape)):
                 if isinstance(want, int):
                     if want != got:
                         raise ValueError(f"argument '{name}' must have shape "
-                                         f"{tuple(p['shape'])}, got {t.shape} (dim {k})")
+                                         f"{shape_text(p['shape'])}, got {t.shape} (dim {k})")
+                elif isinstance(want, dict):
+                    bind_dim_expr(want, got, dims, name)
                 elif dims.setdefault(want, got) != got:
                     raise ValueError(f"dynamic dimension '{want}' is {dims[want]} elsewhere but "
                                      f"{got} in argument '{name}'")

@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -168,6 +169,15 @@ static std::optional<int64_t> evaluate(AffineExpr expr,
   }
 }
 
+/// The row-major index of element `linear` of a tile of `shape`.
+static void delinearize(int64_t linear, ArrayRef<int64_t> shape,
+                        MutableArrayRef<int64_t> index) {
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    index[d] = linear % shape[d];
+    linear /= shape[d];
+  }
+}
+
 /// The divisor of the first `mod`, `floordiv` or `ceildiv` in `expr` whose
 /// right-hand side is not a positive constant, if any.
 static std::optional<AffineExpr> findBadDivisor(AffineExpr expr) {
@@ -246,11 +256,7 @@ LogicalResult FragmentLayoutAttr::verify(
   llvm::DenseSet<std::pair<int64_t, int64_t>> slots;
   SmallVector<int64_t> index(shape.size(), 0);
   for (int64_t linear = 0; linear < numElements; ++linear) {
-    int64_t rest = linear;
-    for (int64_t d = shape.size() - 1; d >= 0; --d) {
-      index[d] = rest % shape[d];
-      rest /= shape[d];
-    }
+    delinearize(linear, shape, index);
     std::optional<int64_t> thread = evaluate(map.getResult(0), index);
     std::optional<int64_t> reg = evaluate(map.getResult(1), index);
     if (!thread || !reg) {
@@ -443,4 +449,109 @@ LogicalResult SwizzleAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 int64_t SwizzleAttr::apply(int64_t offset) const {
   int64_t mask = ((int64_t{1} << getBits()) - 1) << getBase();
   return offset ^ ((offset >> getShift()) & mask);
+}
+
+//===----------------------------------------------------------------------===//
+// TensorLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TensorLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                         ArrayRef<int64_t> shape, ArrayRef<int64_t> physical,
+                         AffineMap map) {
+  auto count = [&](ArrayRef<int64_t> dims, StringRef what,
+                   int64_t &n) -> LogicalResult {
+    n = 1;
+    if (dims.empty())
+      return emitError() << "tensor layout needs a " << what
+                         << " shape of rank >= 1";
+    for (int64_t dim : dims) {
+      if (dim <= 0)
+        return emitError() << "tensor layout " << what
+                           << " shape must be positive, got " << dim;
+      if (llvm::MulOverflow(n, dim, n))
+        return emitError() << "tensor layout " << what
+                           << " shape overflows 64 bits";
+    }
+    return success();
+  };
+  int64_t numElements, numPhysical;
+  if (failed(count(shape, "logical", numElements)) ||
+      failed(count(physical, "physical", numPhysical)))
+    return failure();
+  if (numElements != numPhysical)
+    return emitError() << "tensor layout holds " << numElements
+                       << " elements in a physical shape of " << numPhysical;
+  if (!map || map.getNumDims() != shape.size() || map.getNumSymbols() != 0 ||
+      map.getNumResults() != physical.size())
+    return emitError() << "tensor layout map must take " << shape.size()
+                       << " dims, no symbols, and give " << physical.size()
+                       << " results, got "
+                       << (map ? AffineMapAttr::get(map) : Attribute());
+  for (AffineExpr result : map.getResults())
+    if (findBadDivisor(result))
+      return emitError() << "tensor layout map divides by a non-positive or "
+                            "non-constant value";
+  if (numElements > kMaxEnumeratedElements)
+    return success();
+  // A bijection onto the physical array: every element in range, none
+  // sharing an index with another.
+  llvm::BitVector used(numElements);
+  SmallVector<int64_t> index(shape.size(), 0);
+  for (int64_t linear = 0; linear < numElements; ++linear) {
+    delinearize(linear, shape, index);
+    int64_t offset = 0;
+    for (auto [d, expr] : llvm::enumerate(map.getResults())) {
+      std::optional<int64_t> v = evaluate(expr, index);
+      if (!v || *v < 0 || *v >= physical[d]) {
+        auto diag = emitError() << "tensor layout maps element [";
+        llvm::interleaveComma(index, diag);
+        diag << "] outside the physical shape [";
+        llvm::interleaveComma(physical, diag);
+        return diag << "] (result " << d << " is "
+                    << (v ? std::to_string(*v) : std::string("undefined"))
+                    << ")";
+      }
+      offset = offset * physical[d] + *v;
+    }
+    if (used.test(offset)) {
+      auto diag = emitError() << "tensor layout maps element [";
+      llvm::interleaveComma(index, diag);
+      return diag << "] to the place of another element";
+    }
+    used.set(offset);
+  }
+  return success();
+}
+
+Attribute TensorLayoutAttr::parse(AsmParser &parser, Type) {
+  SmallVector<int64_t> shape, physical;
+  AffineMap map;
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  auto dims = [&](SmallVector<int64_t> &out) {
+    return parser.parseCommaSeparatedList(
+        AsmParser::Delimiter::Square,
+        [&]() -> ParseResult { return parser.parseInteger(out.emplace_back()); });
+  };
+  if (parser.parseLess() || dims(shape) || parser.parseArrow() ||
+      dims(physical) || parser.parseComma() || parser.parseAffineMap(map) ||
+      parser.parseGreater())
+    return {};
+  return parser.getChecked<TensorLayoutAttr>(loc, parser.getContext(), shape,
+                                             physical, map);
+}
+
+void TensorLayoutAttr::print(AsmPrinter &printer) const {
+  printer << "<[";
+  llvm::interleaveComma(getShape(), printer);
+  printer << "] -> [";
+  llvm::interleaveComma(getPhysical(), printer);
+  printer << "], " << getMap() << ">";
+}
+
+AffineMap TensorLayoutAttr::getLinearMap() const {
+  AffineExpr offset = getAffineConstantExpr(0, getContext());
+  for (auto [d, expr] : llvm::enumerate(getMap().getResults()))
+    offset = offset * getPhysical()[d] + expr;
+  return AffineMap::get(getShape().size(), 0, offset);
 }

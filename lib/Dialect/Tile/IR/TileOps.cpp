@@ -1198,16 +1198,26 @@ std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
 
 LogicalResult AnnotateLayoutOp::verify() {
   MemRefType type = getBuffer().getType();
+  auto sameShape = [&](ArrayRef<int64_t> shape, StringRef layout,
+                       StringRef buffer) -> LogicalResult {
+    if (shape == type.getShape())
+      return success();
+    return emitOpError() << layout << " layout shape " << shapeStr(shape)
+                         << " must equal the " << buffer << " shape "
+                         << shapeStr(type.getShape());
+  };
   if (auto fragment = dyn_cast<FragmentLayoutAttr>(getLayout())) {
     if (failed(verifyScope(*this, "a buffer with a #tile.fragment layout", type,
                            {Scope::Fragment})))
       return failure();
-    if (fragment.getShape() != type.getShape())
-      return emitOpError() << "fragment layout shape "
-                           << shapeStr(fragment.getShape())
-                           << " must equal the buffer shape "
-                           << shapeStr(type.getShape());
-    return success();
+    return sameShape(fragment.getShape(), "fragment", "buffer");
+  }
+  if (auto layout = dyn_cast<TensorLayoutAttr>(getLayout())) {
+    if (!isGlobal(type) || !type.getLayout().isIdentity())
+      return emitOpError() << "a #tile.layout places the elements of a "
+                              "contiguous global tensor; the buffer is "
+                           << type;
+    return sameShape(layout.getShape(), "tensor", "tensor's");
   }
   return verifyScope(*this, "a buffer with a #tile.swizzle layout", type,
                      {Scope::Shared});

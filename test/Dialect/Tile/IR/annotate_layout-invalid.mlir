@@ -94,3 +94,34 @@ func.func @invalid_layout_attr() {
   }
   return
 }
+
+// -----
+
+func.func @tensor_layout_on_shared() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %s = tile.alloc_shared : memref<16x8xf32, #tile.scope<shared>>
+    // expected-error @below {{'tile.annotate_layout' op a #tile.layout places the elements of a contiguous global tensor; the buffer is 'memref<16x8xf32, #tile.scope<shared>>'}}
+    tile.annotate_layout %s layout(#tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1, d0)>) : memref<16x8xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @tensor_layout_shape(%t: memref<16x4xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.annotate_layout' op tensor layout shape [16, 8] must equal the tensor's shape [16, 4]}}
+    tile.annotate_layout %t layout(#tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1, d0)>) : memref<16x4xf32>
+  }
+  return
+}
+
+// -----
+
+func.func @tensor_layout_strided(%t: memref<16x8xf32, strided<[16, 1]>>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.annotate_layout' op a #tile.layout places the elements of a contiguous global tensor}}
+    tile.annotate_layout %t layout(#tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1, d0)>) : memref<16x8xf32, strided<[16, 1]>>
+  }
+  return
+}

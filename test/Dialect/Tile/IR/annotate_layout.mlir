@@ -42,3 +42,17 @@ func.func @fragment() {
   }
   return
 }
+
+// A #tile.layout on a global tensor: TileLang's T.Layout on a kernel
+// parameter (here the transpose of a 64x16 accumulator).
+// CHECK-LABEL: func.func @tensor_layout
+// CHECK-SAME: (%[[DQ:.*]]: memref<64x16xf32>)
+func.func @tensor_layout(%dq: memref<64x16xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    // CHECK: tile.annotate_layout %[[DQ]] layout(#tile.layout<[64, 16] -> [16, 64], (d0, d1) -> (d1, d0)>) : memref<64x16xf32>
+    tile.annotate_layout %dq layout(#tile.layout<[64, 16] -> [16, 64], (d0, d1) -> (d1, d0)>) : memref<64x16xf32>
+    // CHECK: tile.annotate_layout %[[DQ]] layout(#tile.layout<[64, 16] -> [8, 2, 2, 32], (d0, d1) -> (d0 floordiv 8, d1 floordiv 8, d1 mod 2, (d0 mod 8) * 4 + (d1 mod 8) floordiv 2)>) : memref<64x16xf32>
+    tile.annotate_layout %dq layout(#tile.layout<[64, 16] -> [8, 2, 2, 32], (d0, d1) -> (d0 floordiv 8, d1 floordiv 8, d1 mod 2, (d0 mod 8) * 4 + (d1 mod 8) floordiv 2)>) : memref<64x16xf32>
+  }
+  return
+}

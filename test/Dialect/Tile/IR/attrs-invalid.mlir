@@ -228,8 +228,8 @@ func.func @copy_inst_unknown() attributes {a = #tile.copy_inst<bulk_async>} {
 
 // -----
 
-// expected-error @below {{unknown attribute `layout` in dialect `tile`}}
-func.func @unknown_mnemonic() attributes {a = #tile.layout<1>} {
+// expected-error @below {{unknown attribute `placement` in dialect `tile`}}
+func.func @unknown_mnemonic() attributes {a = #tile.placement<1>} {
   return
 }
 
@@ -275,5 +275,42 @@ func.func @replica_count() attributes {a = #tile.fragment<[2], threads = 4, (d0)
 
 // expected-error @below {{fragment layout with replicate = 3 holds 9 element copies, not a multiple of the 6 threads}}
 func.func @replica_total() attributes {a = #tile.fragment<[3], threads = 6, (d0) -> (d0, 0), replicate = 3, inverse = (d0, d1) -> (d0 mod 3)>} {
+  return
+}
+
+// -----
+
+// #tile.layout
+
+// expected-error @below {{tensor layout holds 128 elements in a physical shape of 64}}
+func.func @layout_sizes() attributes {a = #tile.layout<[16, 8] -> [8, 8], (d0, d1) -> (d1, d0)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor layout map must take 2 dims, no symbols, and give 2 results}}
+func.func @layout_results() attributes {a = #tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor layout maps element [0, 2] outside the physical shape [8, 16] (result 0 is 8)}}
+func.func @layout_outside() attributes {a = #tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1 * 4, d0)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor layout maps element [0, 1] to the place of another element}}
+func.func @layout_not_one_to_one() attributes {a = #tile.layout<[16, 8] -> [8, 16], (d0, d1) -> (d1 floordiv 2, d0)>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{tensor layout physical shape must be positive, got 0}}
+func.func @layout_empty() attributes {a = #tile.layout<[16, 8] -> [0, 16], (d0, d1) -> (d1, d0)>} {
   return
 }

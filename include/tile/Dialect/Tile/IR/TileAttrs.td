@@ -179,4 +179,44 @@ def Tile_SwizzleAttr : Tile_Attr<"Swizzle", "swizzle"> {
   }];
 }
 
+def Tile_TensorLayoutAttr : Tile_Attr<"TensorLayout", "layout"> {
+  let summary = "Placement of a global tensor's elements in its memory";
+  let description = [{
+    TileLang's `T.Layout(shape, lambda i, j, ...: [...])` on a global
+    tensor: the element at logical index `(i0, ..., in-1)` of a tensor of
+    shape `shape` lives at index `map(i0, ..., in-1)` of a row-major array
+    of shape `physical`, in the same memory (both shapes hold the same
+    number of elements). A kernel that pins it with `tile.annotate_layout`
+    reads and writes the tensor through that placement
+    (`tile-apply-tensor-layouts`); the caller passes the memory as a tensor
+    of the logical shape.
+
+    The verifier checks that the map takes `rank(shape)` dims and gives
+    `rank(physical)` results, divides by positive constants only, and, for
+    tensors of at most 2^20 elements, that it sends every element to its
+    own index inside `physical`.
+
+    Example, the 8x8 GEMM fragment order TileLang's flash-attention
+    backward keeps its dQ accumulator in:
+    ```mlir
+    #tile.layout<[64, 16] -> [8, 2, 2, 32],
+                 (d0, d1) -> (d0 floordiv 8, d1 floordiv 8, d1 mod 2,
+                              (d0 mod 8) * 4 + (d1 mod 8) floordiv 2)>
+    ```
+  }];
+  let parameters = (ins
+    ArrayRefParameter<"int64_t", "logical shape">:$shape,
+    ArrayRefParameter<"int64_t", "physical shape">:$physical,
+    "::mlir::AffineMap":$map
+  );
+  // <[shape] -> [physical], map>
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The map from logical indices to the row-major offset of the element
+    /// in the physical array.
+    ::mlir::AffineMap getLinearMap() const;
+  }];
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_TD

@@ -516,20 +516,27 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
 def Tile_AnnotateLayoutOp : Tile_Op<"annotate_layout", [
     Tile_InKernel, MemoryEffects<[MemWrite<Tile_LayoutResource>]>
   ]> {
-  let summary = "Pin the layout of a fragment or shared buffer";
+  let summary = "Pin the layout of a fragment, shared buffer or global tensor";
   let description = [{
     Fixes the layout of `buffer` instead of letting `tile-infer-layouts`
     choose: a `#tile.fragment` for a fragment buffer (its shape must be the
-    buffer's), a `#tile.swizzle` for a shared buffer.
+    buffer's), a `#tile.swizzle` for a shared buffer. A `#tile.layout` on a
+    global tensor (a contiguous memref of the layout's logical shape, a
+    parameter of the function) places the tensor's elements in its memory:
+    every access of the kernel goes through it (`tile-apply-tensor-layouts`).
 
     ```mlir
     tile.annotate_layout %as layout(#tile.swizzle<3, 4, 3>)
         : memref<128x64xf16, #tile.scope<shared>>
+    tile.annotate_layout %dq layout(#tile.layout<[64, 16] -> [16, 64],
+                                                 (d0, d1) -> (d1, d0)>)
+        : memref<64x16xf32>
     ```
   }];
   let arguments = (ins
     AnyStaticShapeMemRef:$buffer,
-    AnyAttrOf<[Tile_FragmentLayoutAttr, Tile_SwizzleAttr]>:$layout
+    AnyAttrOf<[Tile_FragmentLayoutAttr, Tile_SwizzleAttr,
+               Tile_TensorLayoutAttr]>:$layout
   );
   let assemblyFormat = "$buffer `layout` `(` $layout `)` attr-dict `:` type($buffer)";
   let hasVerifier = 1;

@@ -185,4 +185,40 @@ def TileApplyPassConfigs : Pass<"tile-apply-pass-configs", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileApplyTensorLayouts : Pass<"tile-apply-tensor-layouts", "::mlir::ModuleOp"> {
+  let summary = "Access global tensors through their pinned #tile.layout";
+  let description = [{
+    A `tile.annotate_layout` with a `#tile.layout` on a global tensor
+    (TileLang's `T.Layout` on a kernel parameter) places the tensor's
+    elements in its memory. In the kernel that pins it, this pass turns
+    every `tile.copy` with the tensor on one side into an element-wise
+    `tile.parallel` (elements outside a global tensor read the copy's pad
+    value, zero by default, and are not written), and then indexes every
+    `memref.load`, `memref.store` and one-element `tile.atomic_*` of the
+    tensor into a 1-d view of it (`memref.collapse_shape`) at the element's
+    row-major offset in the layout's physical shape. The pin is erased.
+    Other uses of the tensor in the kernel (a region or tile atomic, a
+    `tile.gemm`) are errors, as is a second pin of the same tensor.
+
+    Runs after `tile-guard-memory-access`, which guards the element
+    accesses on their logical indices, and before layout inference.
+
+    ```mlir
+    tile.annotate_layout %dq layout(#tile.layout<[64, 16] -> [16, 64],
+                                                 (d0, d1) -> (d1, d0)>)
+        : memref<64x16xf32>
+    tile.atomic_add %dq[%i, %j], %x : memref<64x16xf32>, f32
+    // becomes
+    %flat = memref.collapse_shape %dq [[0, 1]]
+        : memref<64x16xf32> into memref<1024xf32>
+    %o = ... %j * 64 + %i ...
+    tile.atomic_add %flat[%o], %x : memref<1024xf32>, f32
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD

@@ -1,0 +1,154 @@
+"""The status of each of TileLang's T. names in TileMLIR: our notes, read by
+t_names.py --markdown to write docs/python.md's language reference. A name
+that tilemlir.language has is "supported" unless PARTIAL says what is
+missing; a name it lacks takes its row from NOT_YET (other work of this
+session adds it), MISSING (by name) or BY_ORIGIN (by the TileLang module
+that lists it)."""
+
+PARTIAL = {
+    "annotate_layout": "#tile.swizzle and T.Fragment pins of on-chip buffers; T.Layout on "
+                       "global tensors (affine maps: tile-apply-tensor-layouts) and shared "
+                       "buffers (the identity or a 128/64/32-byte swizzle); other layouts "
+                       "are a located error",
+    "Layout": "index functions built from + - * // % and shifts (affine maps), or an XOR "
+              "swizzle of a shared buffer; on fragments use T.Fragment",
+    "Fragment": "thread and register functions that are affine maps; replicas must be a "
+                "whole set of owner threads apart (thread = owner + rep * owners)",
+    "dynamic": "sizes a * n + b of one dimension in shapes (the runtime checks them); other "
+               "arithmetic on dynamic dimensions is refused",
+    "symbolic": "as T.dynamic",
+    "StridedTensor": "accepted in annotations; a kernel with explicit strides is refused "
+                     "with a located error",
+    "use_swizzle": "accepted; block rasterization does not change here",
+    "Persistent": "the persistent-kernel loop over tiles",
+}
+
+# Names that other work of this session adds to tilemlir.language now.
+NOT_YET = {
+    **dict.fromkeys(["alloc_reducer", "finalize_reducer", "reducer_init", "reducer_update",
+                     "view", "reshape"],
+                    "being added this session (reducers and views)"),
+    **dict.fromkeys(["get_thread_binding", "get_thread_bindings", "get_block_binding",
+                     "get_block_bindings", "get_thread_extent", "get_thread_extents",
+                     "get_block_extent", "get_block_extents", "get_lane_idx", "get_warp_idx",
+                     "get_warp_idx_sync", "get_warp_group_idx", "alloc_var", "alloc_barrier",
+                     "barrier_arrive", "barrier_wait", "mbarrier_arrive",
+                     "mbarrier_arrive_expect_tx", "mbarrier_expect_tx", "mbarrier_wait_parity",
+                     "any_sync", "all_sync", "ballot", "ballot_sync", "activemask",
+                     "shfl_down", "shfl_up", "shfl_xor", "shfl_sync", "sync_threads",
+                     "sync_warp", "syncthreads_and", "syncthreads_or", "syncthreads_count",
+                     "warp_reduce_sum", "warp_reduce_max", "warp_reduce_min",
+                     "warp_reduce_bitand", "warp_reduce_bitor"],
+                    "being added this session (thread bindings, warp votes and shuffles, "
+                    "alloc_var, barriers)"),
+}
+
+MISSING = {
+    **dict.fromkeys(["alloc_tmem", "deallocate_tmem", "alloc_descriptor", "tma_load_2sm",
+                     "increase_descriptor_offset"],
+                    "not supported: sm_100 tensor memory / descriptors (TileMLIR targets "
+                    "sm_80 and sm_90a)"),
+    **dict.fromkeys(["ldg32", "ldg64", "ldg128", "ldg256", "lds32", "lds64", "lds128",
+                     "stg32", "stg64", "stg128", "stg256", "sts32", "sts64", "sts128"],
+                    "not supported: explicit vector loads and stores; T.copy and T.Parallel "
+                    "vectorize their accesses"),
+    **dict.fromkeys(["tma_load", "tma_copy", "tma_store_arrive", "tma_store_wait",
+                     "tma_gather4", "tma_gather4_bytes", "tma_scatter4", "create_tma_descriptor",
+                     "fence_proxy_async"],
+                    "not supported: hand-written TMA; T.copy lowers to TMA on sm_90a"),
+    **dict.fromkeys(["set_max_nreg", "inc_max_nreg", "dec_max_nreg", "no_set_max_nreg",
+                     "annotate_producer_reg_dealloc", "annotate_consumer_reg_alloc",
+                     "disable_warp_group_reg_alloc"],
+                    "not supported: register reallocation between warpgroups is chosen by "
+                    "the sm_90a lowering"),
+    **dict.fromkeys(["cluster_arrive", "cluster_arrive_relaxed", "cluster_wait", "cluster_sync",
+                     "block_rank_in_cluster", "copy_cluster", "ClusterKernel",
+                     "alloc_cluster_barrier", "ptx_arrive_cluster_barrier"],
+                    "not supported: thread-block cluster programming by hand (T.Kernel's "
+                    "cluster argument is)"),
+    **dict.fromkeys(["clc_try_cancel", "clc_try_cancel_multicast", "clc_is_canceled",
+                     "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z"],
+                    "not supported: cluster launch control is sm_100"),
+    **dict.fromkeys(["WarpSpecialize", "WarpSpecializeFrame", "ws", "ws_op", "WSID", "WSInstr",
+                     "WSOpRef", "WSPipeline", "WSRole", "WSSchedule", "WSScope", "WSSync",
+                     "WSSyncKind", "annotate_ws_schedule"],
+                    "not supported: hand-written warp specialization; the sm_90a lowering "
+                    "specializes T.Pipelined loops itself"),
+    **dict.fromkeys(["pdl_sync", "pdl_trigger"],
+                    "not supported: programmatic dependent launch"),
+    **dict.fromkeys(["rng_init", "rng_rand", "rng_rand_float"],
+                    "not supported: in-kernel random numbers"),
+    **dict.fromkeys(["CUDASourceCodeKernel", "import_source", "inline"],
+                    "not supported: kernels written in CUDA C++ (there is no CUDA C++ "
+                    "backend)"),
+    **dict.fromkeys(["alloc_global", "allocate", "access_ptr", "make_tensor",
+                     "make_tensor_from_addr", "SharedBuffer", "LocalBuffer", "FragmentBuffer"],
+                    "not supported yet: buffers made from addresses or in global memory "
+                    "inside a kernel"),
+    **dict.fromkeys(["atomic_addx2", "atomic_addx4", "atomic_load", "atomic_store", "atomic_or"],
+                    "not supported yet: vector and memory-order atomics (T.atomic_add, "
+                    "T.atomic_max, T.atomic_min are)"),
+    **dict.fromkeys(["cumsum", "cummax"], "not supported yet: scans"),
+    **dict.fromkeys(["im2col", "c2d_im2col"], "not supported yet: im2col copies"),
+    **dict.fromkeys(["print"], "not supported yet: printing from a kernel"),
+    **dict.fromkeys(["loop_break"], "not supported yet: leaving a loop early"),
+    **dict.fromkeys(["clamp", "fast_rcp", "fma2", "add2", "sub2", "mul2", "max2", "min2",
+                     "abs2", "ieee_add", "ieee_sub", "ieee_mul", "ieee_fmaf", "ieee_frcp",
+                     "ieee_fsqrt", "ieee_frsqrt", "ieee_fdiv", "__exp", "__exp10", "__log",
+                     "__log2", "__log10", "__sin", "__cos", "__tan"],
+                    "not supported yet: packed, IEEE-rounded and fast-math spellings of "
+                    "arithmetic (pass_configs' fast math applies to T.exp and friends)"),
+    **dict.fromkeys(["reduce", "reduce_bitand", "reduce_bitor", "reduce_bitxor"],
+                    "not supported yet: the generic and bitwise reductions (T.reduce_sum, "
+                    "_max, _min, _abssum, _absmax are)"),
+    **dict.fromkeys(["transpose"], "not supported yet"),
+    **dict.fromkeys(["match_any_sync", "match_all_sync", "shuffle_elect", "extract_lane",
+                     "sync_global", "sync_grid", "named_barrier_arrive"],
+                    "not supported yet: warp matching, lane election and grid-wide or named "
+                    "barriers"),
+    **dict.fromkeys(["annotate_l2_hit_ratio", "annotate_min_blocks_per_sm",
+                     "annotate_restrict_buffers", "annotate_compile_flags",
+                     "annotate_pass_configs"],
+                    "not supported yet: per-kernel hints (pass_configs= of tilemlir.jit is)"),
+    **dict.fromkeys(["BaseTileScheduler", "PersistentTileScheduler"],
+                    "not supported yet: tile schedulers (T.Persistent is)"),
+    **dict.fromkeys(["cdiv"], "not in T. here: tilemlir.cdiv and T.ceildiv are"),
+    **dict.fromkeys(["align_up", "index_to_coordinates", "any_of", "all_of"],
+                    "not supported yet"),
+    **dict.fromkeys(["get_let_value", "has_let_value", "meta_class", "JITFunc",
+                     "KernelLaunchFrame", "PrimExpr", "Ref", "Any", "Serial", "Unroll",
+                     "Vectorized"],
+                    "not supported: a TileLang front-end internal (its eager builder's types "
+                    "and frames)"),
+    **dict.fromkeys(["ptx_mma_sm70"], "not supported: sm_70"),
+}
+
+BY_ORIGIN = {
+    "tilelang.language.dtypes": "being added this session (dtypes and vector types)",
+    "tvm.tirx.script.builder.ir": "not supported: a TVM TIR-script name that TileLang "
+                                  "re-exports; TileMLIR translates TileLang's tile language, "
+                                  "not TVM script",
+    "tvm.tirx.script.parser": "not supported: a TVM TIR-script name (see above)",
+    "tilelang.language.tir.exports": "not supported: a PTX / TIR intrinsic written by hand; "
+                                     "the tile ops lower to these instructions",
+    "tilelang.language.tir.ir": "not supported: a TIR builder name",
+    "tilelang.cuda.language.intrinsics": "not supported: a hand-written CUDA intrinsic; the "
+                                         "tile ops lower to these instructions",
+}
+
+
+def status(name, origin, present):
+    """(status, note) of T.<name>."""
+    if present:
+        return ("partial", PARTIAL[name]) if name in PARTIAL else ("supported", "")
+    if name in NOT_YET:
+        return "in progress", NOT_YET[name]
+    if name in MISSING:
+        kind = "not supported" if MISSING[name].startswith("not supported:") else \
+            "not supported yet"
+        return kind, MISSING[name].split(": ", 1)[-1] if ": " in MISSING[name] else MISSING[name]
+    note = BY_ORIGIN.get(origin, "not supported yet")
+    if note.startswith("being added"):
+        return "in progress", note
+    return ("not supported", note.split(": ", 1)[1]) if note.startswith("not supported:") \
+        else ("not supported yet", "")

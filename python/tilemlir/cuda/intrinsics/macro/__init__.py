@@ -1,0 +1,1 @@
+"""tilelang.cuda.intrinsics.macro: TileLang's tensor-core macro emitters."""
