@@ -12,6 +12,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
 namespace mlir::tile {
@@ -39,6 +40,33 @@ SmallVector<std::pair<StringAttr, size_t>> modulesToSerialize(Operation *op) {
                                  ? module.getTargetsAttr().size()
                                  : 0);
   return modules;
+}
+
+/// Names the kernel whose serialization failed (the first of `modules` that
+/// is still a gpu.module), and the host functions that launch it: the
+/// serializer's own errors (ptxas's log) name neither the same way.
+void reportUnserialized(ModuleOp root,
+                        ArrayRef<std::pair<StringAttr, size_t>> modules) {
+  for (StringAttr name : llvm::make_first_range(modules)) {
+    auto module =
+        SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(root, name);
+    if (!module)
+      continue;
+    SmallVector<std::string> hosts;
+    root.walk([&](gpu::LaunchFuncOp launch) {
+      auto host = launch->getParentOfType<SymbolOpInterface>();
+      if (launch.getKernelModuleName() == name && host &&
+          !llvm::is_contained(hosts, host.getName().str()))
+        hosts.push_back(host.getName().str());
+    });
+    InFlightDiagnostic diag = module.emitError();
+    diag << "kernel module @" << name.getValue();
+    if (!hosts.empty())
+      diag << " (launched by @" << llvm::join(hosts, ", @") << ")";
+    diag << " was not serialized for " << module.getTargetsAttr()
+         << ": the errors above say why";
+    return;
+  }
 }
 
 struct TileGpuModuleToBinaryPass
@@ -83,8 +111,10 @@ struct TileGpuModuleToBinaryPass
         /*linkedLlvmIRCallback=*/{}, /*optimizedLlvmIRCallback=*/{},
         keepIsa ? function_ref<void(StringRef)>(keep)
                 : function_ref<void(StringRef)>());
-    if (failed(gpu::transformGpuModulesToBinaries(root, nullptr, options)))
+    if (failed(gpu::transformGpuModulesToBinaries(root, nullptr, options))) {
+      reportUnserialized(root, modules);
       return signalPassFailure();
+    }
     if (keepIsa && failed(attachIsa(modules, isas)))
       return signalPassFailure();
   }

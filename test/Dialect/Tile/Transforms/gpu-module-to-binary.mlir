@@ -20,6 +20,14 @@
 //
 // RUN: tile-opt %s --tile-gpu-module-to-binary="format=bin keep-isa=true toolkit=/usr/local/cuda" | tile-opt | FileCheck %s --check-prefix=KEEP
 //
+// A failed serialization names the kernel module and who launches it,
+// after the serializer's errors (here a ptxas that fails).
+// RUN: rm -rf %t.cuda && mkdir -p %t.cuda/bin %t.cuda/nvvm/libdevice
+// RUN: ln -s /usr/local/cuda/nvvm/libdevice/libdevice.10.bc %t.cuda/nvvm/libdevice/
+// RUN: printf '#!/bin/sh\necho "ptxas fatal   : out of luck" >&2\nexit 1\n' > %t.cuda/bin/ptxas
+// RUN: chmod +x %t.cuda/bin/ptxas
+// RUN: not tile-opt %s --tile-gpu-module-to-binary="format=bin toolkit=%t.cuda" 2>&1 | FileCheck %s --check-prefix=PTXAS
+//
 // RUN: not tile-opt %s --tile-gpu-module-to-binary="format=isa keep-isa=true" 2>&1 | FileCheck %s --check-prefix=ISA
 // RUN: not tile-opt %s --tile-gpu-module-to-binary="format=llvm" 2>&1 | FileCheck %s --check-prefix=FORMAT
 
@@ -31,12 +39,21 @@
 // BIN-NOT: isa =
 // BIN: gpu.binary @second [#gpu.object<#nvvm.target<chip = "sm_90a">, {{.*}}bin = "\7FELF
 
+// PTXAS: error: `ptxas` invocation failed. Log:
+// PTXAS-NEXT: ptxas fatal   : out of luck
+// PTXAS: error: kernel module @first (launched by @host) was not serialized for [#nvvm.target<chip = "sm_80">]: the errors above say why
+
 // ISA: error: tile-gpu-module-to-binary: keep-isa is for format bin or fatbin; with format=isa the object is the assembly
 // FORMAT: error: tile-gpu-module-to-binary: unknown format 'llvm' (expected isa, bin or fatbin)
 
 module attributes {gpu.container_module} {
+  func.func @host(%p: !llvm.ptr<1>) {
+    %c1 = arith.constant 1 : index
+    gpu.launch_func @first::@first_kernel blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) args(%p : !llvm.ptr<1>)
+    return
+  }
   gpu.module @first [#nvvm.target<chip = "sm_80">] {
-    llvm.func @first_kernel(%p: !llvm.ptr<1>) attributes {nvvm.kernel} {
+    llvm.func @first_kernel(%p: !llvm.ptr<1>) attributes {gpu.kernel, nvvm.kernel} {
       %c = llvm.mlir.constant(1.0 : f32) : f32
       llvm.store %c, %p : f32, !llvm.ptr<1>
       llvm.return
