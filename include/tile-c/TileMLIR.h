@@ -66,10 +66,17 @@ void tileCpuDestroy(TileCpuModule *module);
  * {"kernels": [{"func": host function, "kernel": symbol in the binary,
  * "args": [index of the host function argument passed as each kernel
  * argument], "block": [x, y, z], "shared_bytes": n, "cluster": [x, y, z] or
- * null}]}. */
+ * null}], "binaries": [{"module": gpu.module name, "offset": n, "size": n,
+ * "ptx_offset": n, "ptx_size": n}]} (each binary's bytes in *binary and,
+ * with `ptx`, its PTX in *ptx).
+ * When `ptx` is not null, *ptx / *ptx_size are also set to the PTX (free
+ * with tileFreeString): with format "bin" or "fatbin", the PTX that ptxas
+ * assembled, from the same run of the pipeline (the text format "isa"
+ * gives; the binary is the same bytes as without `ptx`). */
 int tileCudaCompile(const char *ir, const char *chip, const char *features,
                     int32_t opt_level, const char *format, char **binary,
-                    int64_t *binary_size, char **metadata, char **error);
+                    int64_t *binary_size, char **ptx, int64_t *ptx_size,
+                    char **metadata, char **error);
 void tileFreeString(char *str);
 
 #ifdef __cplusplus

@@ -191,7 +191,8 @@ static int64_t constantOf(Value v) {
 
 int tileCudaCompile(const char *ir, const char *chip, const char *features,
                     int32_t opt_level, const char *format, char **binary,
-                    int64_t *binary_size, char **metadata, char **error) {
+                    int64_t *binary_size, char **ptx, int64_t *ptx_size,
+                    char **metadata, char **error) {
   std::unique_ptr<MLIRContext> context = makeContext();
   DiagnosticCollector diagnostics(context.get());
   OwningOpRef<ModuleOp> module = parse(context.get(), ir);
@@ -278,6 +279,9 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
   options.features = features;
   options.optLevel = opt_level;
   options.format = format;
+  // The PTX of a binary comes from the run that assembles it.
+  bool isaFormat = StringRef(format) == "isa";
+  options.keepIsa = ptx && !isaFormat;
   PassManager lower(context.get());
   buildGPUKernelsToNVVMPipeline(lower, options);
   if (failed(lower.run(*module)) || diagnostics.sawError()) {
@@ -285,17 +289,29 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
     return 1;
   }
   // One gpu.binary per kernel module; the launcher loads them one by one.
-  std::string blob;
+  std::string blob, ptxBlob;
   llvm::json::Array binaries;
   module->walk([&](gpu::BinaryOp bin) {
     for (Attribute attr : bin.getObjects()) {
       auto object = cast<gpu::ObjectAttr>(attr);
       StringRef bytes = object.getObject().getValue();
-      binaries.push_back(
-          llvm::json::Object{{"module", bin.getName().str()},
-                             {"offset", static_cast<int64_t>(blob.size())},
-                             {"size", static_cast<int64_t>(bytes.size())}});
+      llvm::json::Object entry{{"module", bin.getName().str()},
+                               {"offset", static_cast<int64_t>(blob.size())},
+                               {"size", static_cast<int64_t>(bytes.size())}};
       blob += bytes.str();
+      if (ptx) {
+        StringRef text = bytes;
+        if (!isaFormat) {
+          DictionaryAttr properties = object.getProperties();
+          auto kept = properties ? properties.getAs<StringAttr>("isa")
+                                 : StringAttr();
+          text = kept ? kept.getValue() : StringRef();
+        }
+        entry["ptx_offset"] = static_cast<int64_t>(ptxBlob.size());
+        entry["ptx_size"] = static_cast<int64_t>(text.size());
+        ptxBlob += text.str();
+      }
+      binaries.push_back(std::move(entry));
     }
   });
   llvm::json::Object result{{"kernels", std::move(infos)},
@@ -307,6 +323,11 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
   *binary = static_cast<char *>(std::malloc(blob.size() + 1));
   std::memcpy(*binary, blob.data(), blob.size());
   *binary_size = static_cast<int64_t>(blob.size());
+  if (ptx) {
+    *ptx = static_cast<char *>(std::malloc(ptxBlob.size() + 1));
+    std::memcpy(*ptx, ptxBlob.data(), ptxBlob.size());
+    *ptx_size = static_cast<int64_t>(ptxBlob.size());
+  }
   return 0;
 }
 

@@ -108,10 +108,11 @@ void mlir::tile::buildGPUKernelsToNVVMPipeline(
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   pm.addPass(createTileMarkTmaParams());
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.compilationTarget = options.format;
+  TileGpuModuleToBinaryOptions binary;
+  binary.format = options.format;
   binary.toolkitPath = cudaToolkitPath();
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  binary.keepIsa = options.keepIsa;
+  pm.addPass(createTileGpuModuleToBinary(binary));
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

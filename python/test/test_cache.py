@@ -301,7 +301,7 @@ def test_cuda_bundle_is_cached_and_needs_no_compiler_on_reload(cache_dir, monkey
     def no_compiler(*args, **kwargs):
         raise AssertionError("the CUDA compiler was called on a cache hit")
 
-    monkeypatch.setattr(_compiler, "compile_cuda", no_compiler)
+    monkeypatch.setattr(_compiler, "compile_cuda_with_ptx", no_compiler)
     second = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
     assert second.bundle_dir == first.bundle_dir
     assert ".target sm_90a" in second.get_kernel_source()
@@ -320,13 +320,13 @@ def test_entries_of_another_compiler_build_are_recompiled(cache_dir, monkeypatch
     meta = json.loads((first.bundle_dir / "bundle.json").read_text())
     assert meta["compiler_id"] == jit_mod._compiler_id()
     calls = []
-    real = _compiler.compile_cuda
+    real = _compiler.compile_cuda_with_ptx
 
     def counting(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_compiler, "compile_cuda", counting)
+    monkeypatch.setattr(_compiler, "compile_cuda_with_ptx", counting)
     tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
     assert calls == []
     monkeypatch.setattr(jit_mod, "_compiler_id", lambda: "another-build")
@@ -515,8 +515,8 @@ def test_entry_its_runtime_refuses_is_rebuilt(cache_dir, monkeypatch):
     _edit_meta(first.bundle_dir, lambda m: m["kernel_args"].append({"kind": "ptr", "param": 9}))
     _reseal(first.bundle_dir)
     calls = []
-    real = _compiler.compile_cuda
-    monkeypatch.setattr(_compiler, "compile_cuda",
+    real = _compiler.compile_cuda_with_ptx
+    monkeypatch.setattr(_compiler, "compile_cuda_with_ptx",
                         lambda *a, **k: (calls.append(1), real(*a, **k))[1])
     again = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
     assert calls, "the refused entry was not rebuilt"

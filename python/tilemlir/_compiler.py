@@ -71,6 +71,8 @@ def lib():
                                       ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_int64),
                                       ctypes.POINTER(ctypes.c_void_p),
+                                      ctypes.POINTER(ctypes.c_int64),
+                                      ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_void_p)]
         l.tileFreeString.argtypes = [ctypes.c_void_p]
         _lib = l
@@ -141,14 +143,33 @@ def compile_cpu(ir, library_path):
 def compile_cuda(ir, chip, fmt="bin", features="+ptx80", opt_level=3):
     """Compiles tile IR for an NVIDIA GPU: (binary bytes, metadata dict) with
     the binary a cubin ("bin") or PTX text ("isa")."""
+    binary, _, meta = _cuda_compile(ir, chip, fmt, features, opt_level, with_ptx=False)
+    return binary, meta
+
+
+def compile_cuda_with_ptx(ir, chip, features="+ptx80", opt_level=3):
+    """Compiles tile IR for an NVIDIA GPU once: (cubin bytes, PTX bytes,
+    metadata dict), the PTX being the text ptxas assembled into the cubin
+    (what compile_cuda gives for "isa"; the cubin is its "bin")."""
+    return _cuda_compile(ir, chip, "bin", features, opt_level, with_ptx=True)
+
+
+def _cuda_compile(ir, chip, fmt, features, opt_level, with_ptx):
     import json
     l = lib()
     binary, size, meta, err = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_void_p(),
                                ctypes.c_void_p())
+    ptx, ptx_size = ctypes.c_void_p(), ctypes.c_int64()
     if l.tileCudaCompile(ir.encode(), chip.encode(), features.encode(), opt_level, fmt.encode(),
-                         ctypes.byref(binary), ctypes.byref(size), ctypes.byref(meta),
-                         ctypes.byref(err)):
+                         ctypes.byref(binary), ctypes.byref(size),
+                         ctypes.byref(ptx) if with_ptx else None,
+                         ctypes.byref(ptx_size) if with_ptx else None,
+                         ctypes.byref(meta), ctypes.byref(err)):
         raise from_diagnostics(_take(err.value))
     data = ctypes.string_at(binary.value, size.value)
     l.tileFreeString(binary.value)
-    return data, json.loads(_take(meta.value))
+    text = None
+    if with_ptx:
+        text = ctypes.string_at(ptx.value, ptx_size.value)
+        l.tileFreeString(ptx.value)
+    return data, text, json.loads(_take(meta.value))

@@ -29,6 +29,11 @@ struct TileToNVVMPipelineOptions
       llvm::cl::desc("What gpu-module-to-binary makes: isa (PTX), bin "
                      "(cubin, with ptxas) or fatbin"),
       llvm::cl::init("bin")};
+  PassOptions::Option<bool> keepIsa{
+      *this, "keep-isa",
+      llvm::cl::desc("With format bin or fatbin, each gpu.object also keeps "
+                     "the PTX it was assembled from (its isa property)"),
+      llvm::cl::init(false)};
 };
 
 /// tile IR -> gpu.launch_func of outlined gpu.func kernels whose only

@@ -1444,8 +1444,69 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   waitForWgmma(rewriter, loc, c, op->hasAttr(kWgmmaPendingAttr) ? 1 : 0);
 }
 
-bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
-                           int64_t &sharedBytes, int64_t sharedLimit) {
+/// Registers ptxas needs for one wgmma beyond its accumulator and its A
+/// fragment (descriptors, addresses, the loop's state): measured with ptxas
+/// 13.0 on m64nNk16 (f16, bf16) and m64nNk32 (fp8) wgmmas, N 64 to 256, A
+/// from shared memory or registers, in GEMM and flash-attention loops.
+constexpr int64_t kWgmmaExtraRegisters = 26;
+
+/// Registers each thread of a block of `threads` threads has from its start
+/// (ptxas allocates the whole kernel within it; setmaxnreg only moves them
+/// at run time).
+int64_t entryRegisters(int64_t threads) {
+  return std::min(kMaxThreadRegisters, kRegisterFile / threads / 8 * 8);
+}
+
+/// Fails at the first gemm of `wgmmas` one of whose wgmma instructions ptxas
+/// could not assemble in a block of `threads` threads plus, with
+/// `producer`, a producer warpgroup: its accumulator (m64nN: N / 2 f32
+/// registers a thread), its A fragment when A comes from registers and
+/// kWgmmaExtraRegisters must fit the registers a thread has, since ptxas
+/// cannot spill an accumulator ("Insufficient registers").
+LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
+                                   bool producer) {
+  int64_t launched = threads + (producer ? kWarpgroupSize : 0);
+  int64_t budget = entryRegisters(launched);
+  for (GemmOp gemm : wgmmas) {
+    Type elt = gemm.getA().getType().getElementType();
+    int64_t kStep = getWgmmaK(elt);
+    int64_t accumulator = gemm.getN() / 2;
+    int64_t aRegisters = wgmmaAFromRegisters(gemm)
+                             ? kStep * elt.getIntOrFloatBitWidth() / 64
+                             : 0;
+    int64_t need = accumulator + aRegisters + kWgmmaExtraRegisters;
+    if (need <= budget)
+      continue;
+    InFlightDiagnostic diag = gemm.emitOpError();
+    diag << "runs as m64n" << gemm.getN() << "k" << kStep
+         << " wgmma, which needs " << need << " registers a thread (its "
+         << accumulator << "-register accumulator"
+         << (aRegisters ? ", the A fragment" : "") << " and "
+         << kWgmmaExtraRegisters << " more for ptxas), but each of the "
+         << launched << " threads of the block";
+    if (producer)
+      diag << " (" << threads << " and the producer warpgroup of the TMA "
+           << "pipeline)";
+    diag << " has " << budget << " (65536 / threads in multiples of 8, at "
+         << "most 255): ptxas cannot spill an accumulator and would fail";
+    int64_t maxN =
+        (budget - aRegisters - kWgmmaExtraRegisters) * 2 / 8 * 8;
+    Diagnostic &note = diag.attachNote();
+    note << "a block_N of at most " << maxN << " fits";
+    if (producer && need <= entryRegisters(threads))
+      note << "; so does this block without warp specialization "
+           << "(pass_configs={PassConfigKey.TL_DISABLE_WARP_SPECIALIZED: "
+           << "True}; tile.warp_specialize = false on the tile.pipelined), "
+           << "whose threads have "
+           << entryRegisters(threads) << " registers each";
+    return failure();
+  }
+  return success();
+}
+
+FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
+                                      int64_t &sharedBytes,
+                                      int64_t sharedLimit) {
   int64_t numStages = loop.getNumStages();
   if (numStages < 2 || numStages > 32)
     return false;
@@ -1545,6 +1606,8 @@ bool nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   scf::ForOp tiles = tileLoopOf(loop, kernel);
   bool specialize =
       canSpecialize(loop, kernel, loads) && (!tiles || resident.empty());
+  if (failed(verifyWgmmaRegisters(wgmmas, threads, specialize)))
+    return failure();
   if (!specialize)
     tiles = {};
   // In a cluster, loads the same in every block are multicast (a loop run

@@ -156,9 +156,11 @@ Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask);
 /// gemms; returns false (and changes nothing) otherwise. A loop that runs
 /// once per tile of a persistent block (in an scf.for directly in the
 /// kernel) shares one ring among its runs; `sharedLimit` bounds the shared
-/// memory it may take for an epilogue buffer of its own.
-bool pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
-                     int64_t &sharedBytes, int64_t sharedLimit);
+/// memory it may take for an epilogue buffer of its own. Fails (at the gemm,
+/// before changing anything) when a wgmma cannot have the registers ptxas
+/// needs for it at the block's thread count.
+FailureOr<bool> pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
+                                int64_t &sharedBytes, int64_t sharedLimit);
 
 /// C += op(A) op(B) as wgmma from shared-memory descriptors: B, and A
 /// unless it is a fragment (then A comes from its registers), are panel

@@ -2537,9 +2537,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   }
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
-  for (PipelinedOp loop : loops)
-    if (sm < 90 || !pipelineWithTma(rewriter, loop, sharedBytes, sharedLimit))
+  for (PipelinedOp loop : loops) {
+    FailureOr<bool> tma =
+        sm < 90 ? false
+                : pipelineWithTma(rewriter, loop, sharedBytes, sharedLimit);
+    if (failed(tma))
+      return failure();
+    if (!*tma)
       pipelineWithCpAsync(rewriter, loop, sharedBytes);
+  }
 
   // Shared scratch copies of the fragments some use reads across threads:
   // reductions, gemm operands, loops that read another shape.

@@ -388,8 +388,7 @@ def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
             "error: a grid extent of T.Kernel is computed from values the launcher cannot "
             "know; on CUDA targets grid extents must be expressions of the tensors' "
             "dimensions and constants")
-    cubin, meta = _compiler().compile_cuda(ir, chip, "bin")
-    ptx, _ = _compiler().compile_cuda(ir, chip, "isa")
+    cubin, ptx, meta = _compiler().compile_cuda_with_ptx(ir, chip)
     kernels = meta["kernels"]
     if len(kernels) != 1:
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")

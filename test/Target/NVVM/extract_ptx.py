@@ -7,8 +7,9 @@ INPUT is the MLIR that `tile-opt --tile-to-nvvm='... format=isa'` prints
 ("-" for stdin); OUTPUT receives the PTX of the first gpu.object of the
 gpu.binary @NAME (of the first gpu.binary when no name is given), as
 plain text for ptxas. The PTX is the object's `assembly = "..."` string
-(serialized with format=isa; with format=bin the object holds a cubin and
-there is no PTX to extract). MLIR prints strings with llvm's escaping:
+(serialized with format=isa) or, for a cubin serialized with
+`format=bin keep-isa=true`, its `isa = "..."` property (with format=bin
+alone the object holds a cubin and there is no PTX to extract). MLIR prints strings with llvm's escaping:
 `\\` is a backslash and `\XX` (two hex digits) any other byte that is not
 printable or is a double quote (`\0A` newline, `\09` tab, `\22` quote).
 
@@ -20,7 +21,7 @@ import re
 import sys
 
 _BINARY = re.compile(r'gpu\.binary\s+@([\w$.-]+)')
-_ASSEMBLY = re.compile(r'\bassembly\s*=\s*"')
+_ASSEMBLY = re.compile(r'\b(?:assembly|isa)\s*=\s*"')
 
 
 def read_string(text, start):
@@ -61,8 +62,8 @@ def extract(text, kernel=None):
         asm = _ASSEMBLY.search(text, binary.end())
         nxt = _BINARY.search(text, binary.end())
         if asm is None or (nxt is not None and asm.start() > nxt.start()):
-            raise ValueError("gpu.binary @%s holds no PTX (assembly = \"...\"); "
-                             "was it built with format=isa?" % binary.group(1))
+            raise ValueError("gpu.binary @%s holds no PTX (assembly = \"...\" or an isa "
+                             "property); was it built with format=isa?" % binary.group(1))
         return read_string(text, asm.end())
     raise ValueError("no gpu.binary%s in the input"
                      % ("" if kernel is None else " @" + kernel))

@@ -1,0 +1,152 @@
+//===- GpuModuleToBinary.cpp - tile-gpu-module-to-binary ------------------===//
+//
+// GPU modules serialized to gpu.binary by their targets, as upstream's
+// gpu-module-to-binary does; with keep-isa, each binary object also keeps
+// the PTX that ptxas assembled into it, so that one serialization gives both.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tile/Dialect/Tile/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEGPUMODULETOBINARY
+#include "tile/Dialect/Tile/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+
+/// The property of a gpu.object that holds its assembly.
+constexpr StringLiteral kIsaProperty = "isa";
+
+/// The gpu.module ops directly in `op` (those upstream serializes), with
+/// how many objects (one per target) each will become.
+SmallVector<std::pair<StringAttr, size_t>> modulesToSerialize(Operation *op) {
+  SmallVector<std::pair<StringAttr, size_t>> modules;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (auto module : block.getOps<gpu::GPUModuleOp>())
+        modules.emplace_back(module.getSymNameAttr(),
+                             module.getTargetsAttr()
+                                 ? module.getTargetsAttr().size()
+                                 : 0);
+  return modules;
+}
+
+/// Names the kernel whose serialization failed (the first of `modules` that
+/// is still a gpu.module), and the host functions that launch it: the
+/// serializer's own errors (ptxas's log) name neither the same way.
+void reportUnserialized(ModuleOp root,
+                        ArrayRef<std::pair<StringAttr, size_t>> modules) {
+  for (StringAttr name : llvm::make_first_range(modules)) {
+    auto module =
+        SymbolTable::lookupNearestSymbolFrom<gpu::GPUModuleOp>(root, name);
+    if (!module)
+      continue;
+    SmallVector<std::string> hosts;
+    root.walk([&](gpu::LaunchFuncOp launch) {
+      auto host = launch->getParentOfType<SymbolOpInterface>();
+      if (launch.getKernelModuleName() == name && host &&
+          !llvm::is_contained(hosts, host.getName().str()))
+        hosts.push_back(host.getName().str());
+    });
+    InFlightDiagnostic diag = module.emitError();
+    diag << "kernel module @" << name.getValue();
+    if (!hosts.empty())
+      diag << " (launched by @" << llvm::join(hosts, ", @") << ")";
+    diag << " was not serialized for " << module.getTargetsAttr()
+         << ": the errors above say why";
+    return;
+  }
+}
+
+struct TileGpuModuleToBinaryPass
+    : public tile::impl::TileGpuModuleToBinaryBase<TileGpuModuleToBinaryPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp root = getOperation();
+    std::optional<gpu::CompilationTarget> target =
+        llvm::StringSwitch<std::optional<gpu::CompilationTarget>>(format)
+            .Cases({"assembly", "isa"}, gpu::CompilationTarget::Assembly)
+            .Cases({"binary", "bin"}, gpu::CompilationTarget::Binary)
+            .Cases({"fatbinary", "fatbin"}, gpu::CompilationTarget::Fatbin)
+            .Default(std::nullopt);
+    if (!target) {
+      root.emitError() << "tile-gpu-module-to-binary: unknown format '"
+                       << format << "' (expected isa, bin or fatbin)";
+      return signalPassFailure();
+    }
+    if (keepIsa && *target == gpu::CompilationTarget::Assembly) {
+      root.emitError() << "tile-gpu-module-to-binary: keep-isa is for "
+                          "format bin or fatbin; with format=isa the object "
+                          "is the assembly";
+      return signalPassFailure();
+    }
+
+    SmallVector<std::pair<StringAttr, size_t>> modules =
+        modulesToSerialize(root);
+    // The serializer calls back with each object's assembly, module by
+    // module and target by target, before it assembles it.
+    SmallVector<std::string> isas;
+    auto keep = [&](StringRef isa) { isas.push_back(isa.str()); };
+    std::optional<SymbolTable> table;
+    auto lazyTable = [&]() -> SymbolTable * {
+      if (!table)
+        table.emplace(root);
+      return &*table;
+    };
+    gpu::TargetOptions options(
+        toolkitPath, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+        /*elfSection=*/{}, *target, lazyTable, /*initialLlvmIRCallback=*/{},
+        /*linkedLlvmIRCallback=*/{}, /*optimizedLlvmIRCallback=*/{},
+        keepIsa ? function_ref<void(StringRef)>(keep)
+                : function_ref<void(StringRef)>());
+    if (failed(gpu::transformGpuModulesToBinaries(root, nullptr, options))) {
+      reportUnserialized(root, modules);
+      return signalPassFailure();
+    }
+    if (keepIsa && failed(attachIsa(modules, isas)))
+      return signalPassFailure();
+  }
+
+  /// Adds the `isa` property to each object of the binaries made from
+  /// `modules`, in the order the serializer reported the assemblies.
+  LogicalResult attachIsa(ArrayRef<std::pair<StringAttr, size_t>> modules,
+                          ArrayRef<std::string> isas) {
+    ModuleOp root = getOperation();
+    MLIRContext *ctx = root.getContext();
+    size_t next = 0;
+    for (auto [name, numObjects] : modules) {
+      auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
+          root, name);
+      if (!binary || binary.getObjects().size() != numObjects ||
+          next + numObjects > isas.size())
+        return root.emitError()
+               << "tile-gpu-module-to-binary: the target of gpu.module @"
+               << name.getValue() << " gave no assembly to keep";
+      SmallVector<Attribute> objects;
+      for (Attribute attr : binary.getObjects()) {
+        auto object = cast<gpu::ObjectAttr>(attr);
+        NamedAttrList properties(object.getProperties());
+        properties.set(kIsaProperty, StringAttr::get(ctx, isas[next++]));
+        objects.push_back(gpu::ObjectAttr::get(
+            ctx, object.getTarget(), object.getFormat(), object.getObject(),
+            properties.getDictionary(ctx), object.getKernels()));
+      }
+      binary.setObjectsAttr(ArrayAttr::get(ctx, objects));
+    }
+    return success();
+  }
+};
+
+} // namespace
