@@ -73,6 +73,7 @@ def lib():
                                       ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_void_p)]
         l.tileFreeString.argtypes = [ctypes.c_void_p]
+        l.tileSetCudaToolkit.argtypes = [ctypes.c_char_p]
         _lib = l
         return l
 
@@ -138,11 +139,29 @@ def compile_cpu(ir, library_path):
         l.tileCpuDestroy(module)
 
 
+_toolkit = None
+
+
+def cuda_toolkit():
+    """The CUDA tools that compiles use (tilemlir._cuda_toolkit), looked up
+    on first use and handed to the compiler library."""
+    global _toolkit
+    l = lib()
+    with _lock:
+        if _toolkit is None:
+            from . import _cuda_toolkit
+            _toolkit = _cuda_toolkit.find()
+            root = _toolkit.root
+            l.tileSetCudaToolkit(str(root).encode() if root else None)
+        return _toolkit
+
+
 def compile_cuda(ir, chip, fmt="bin", features="+ptx80", opt_level=3):
     """Compiles tile IR for an NVIDIA GPU: (binary bytes, metadata dict) with
     the binary a cubin ("bin") or PTX text ("isa")."""
     import json
     l = lib()
+    cuda_toolkit()
     binary, size, meta, err = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_void_p(),
                                ctypes.c_void_p())
     if l.tileCudaCompile(ir.encode(), chip.encode(), features.encode(), opt_level, fmt.encode(),
