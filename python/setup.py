@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 
-from setuptools import setup
+from setuptools import Distribution, setup
 from setuptools.command.bdist_wheel import bdist_wheel
 from setuptools.command.build_py import build_py
 
@@ -50,13 +50,16 @@ class BuildPyWithCompiler(build_py):
                 shutil.copy2(path, target / path.name)
 
 
-class PlatformWheel(bdist_wheel):
-    """The wheel of a TILEMLIR_LIB_DIR build: not pure, any Python 3."""
+class BinaryDistribution(Distribution):
+    """The package of a TILEMLIR_LIB_DIR build holds a native library: it
+    installs into platlib (the wheel is not pure)."""
 
-    def finalize_options(self):
-        super().finalize_options()
-        if WHEEL_LIB_DIR:
-            self.root_is_pure = False
+    def has_ext_modules(self):
+        return bool(WHEEL_LIB_DIR)
+
+
+class PlatformWheel(bdist_wheel):
+    """The wheel of a TILEMLIR_LIB_DIR build: any Python 3, this platform."""
 
     def get_tag(self):
         if not WHEEL_LIB_DIR:
@@ -64,4 +67,5 @@ class PlatformWheel(bdist_wheel):
         return "py3", "none", glibc_platform(LIBRARY)
 
 
-setup(cmdclass={"build_py": BuildPyWithCompiler, "bdist_wheel": PlatformWheel})
+setup(cmdclass={"build_py": BuildPyWithCompiler, "bdist_wheel": PlatformWheel},
+      distclass=BinaryDistribution)
