@@ -1,0 +1,139 @@
+"""The wheel on a GPU machine: what `pip install tilemlir-*.whl` gives a user
+there. Run by wheel_on_gpu.sh with the Python of a virtual environment that
+has the wheel installed (and torch, triton, numpy from the system), from a
+copy of benchmark/ and examples/ outside the checkout.
+
+Prints: where tilemlir and its compiler library are, the ptxas it found,
+`import tilemlir` time, the first compile of the seed GEMM to cubin (empty
+cache), then the examples compiled there and checked against torch, then
+(in wheel_on_gpu.sh) the benchmark set compiled there by build_bundles.py
+and run by run_bundles.py.
+
+    python wheel_on_gpu.py [--examples-only]"""
+
+import importlib.util
+import os
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+EXAMPLES = HERE.parents[1] / "examples"
+
+
+def load(path):
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def import_times(runs=5):
+    """Wall seconds of `import tilemlir` in fresh interpreters (median), and
+    of TileLang's import where TILELANG_SITE points at its unpacked wheels."""
+    code = "import time; t = time.perf_counter(); import {m}; print(time.perf_counter() - t)"
+    out = {}
+    for name, env in (("tilemlir", {}), ("tilelang", {"PYTHONPATH": os.environ.get(
+            "TILELANG_SITE", "")})):
+        if name == "tilelang" and not env["PYTHONPATH"]:
+            continue
+        times = []
+        for _ in range(runs):
+            r = subprocess.run([sys.executable, "-c", code.format(m=name)], capture_output=True,
+                               text=True, env=dict(os.environ, **env))
+            if r.returncode:
+                print(f"import {name} failed: {r.stderr.strip()[-300:]}")
+                break
+            times.append(float(r.stdout.split()[-1]))
+        if times:
+            out[name] = statistics.median(times)
+    return out
+
+
+def first_compile_seconds():
+    """`tilemlir.compile` of the seed GEMM (examples/gemm/example_gemm.py,
+    1024^3) to cubin in a fresh interpreter with an empty cache."""
+    code = f"""
+import sys, time, tempfile, os
+os.environ["TILEMLIR_CACHE_DIR"] = tempfile.mkdtemp()
+sys.path.insert(0, {str(EXAMPLES / "gemm")!r})
+t0 = time.perf_counter()
+import tilemlir
+import example_gemm
+t1 = time.perf_counter()
+k = tilemlir.compile(example_gemm.matmul.factory(1024, 1024, 1024, 128, 128, 32), out_idx=[2],
+                     target="cuda")
+t2 = time.perf_counter()
+print(t1 - t0, t2 - t1)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    imp, comp = (float(x) for x in r.stdout.split()[-2:])
+    return imp, comp
+
+
+def check_examples():
+    import torch
+    import tilemlir
+    failures = 0
+    gemm = load(EXAMPLES / "gemm" / "example_gemm.py")
+    for m, n, k in ((200, 328, 136), (1024, 1024, 1024), (4096, 4096, 4096)):
+        start = time.perf_counter()
+        kernel = tilemlir.compile(gemm.matmul.factory(m, n, k, 128, 128, 32), out_idx=[2],
+                                  target="cuda")
+        seconds = time.perf_counter() - start
+        profiler = kernel.get_profiler()
+        try:
+            profiler.assert_allclose(lambda a, b: torch.relu(a.float() @ b.float()),
+                                     atol=1e-2, rtol=1e-2)
+            status = "ok"
+        except AssertionError as e:
+            status, failures = f"FAIL {str(e)[:200]}", failures + 1
+        ms = profiler.do_bench()
+        print(f"example_gemm {m}x{n}x{k}: compiled in {seconds:.2f} s, {status}, {ms:.4f} ms, "
+              f"{2 * m * n * k / ms / 1e9:.1f} TFLOP/s")
+    mha = load(EXAMPLES / "flash_attention" / "example_mha_fwd.py")
+    for batch, heads, seq, dim, causal in ((1, 2, 200, 64, False), (1, 2, 200, 64, True),
+                                           (4, 16, 2048, 128, False), (4, 16, 2048, 128, True)):
+        start = time.perf_counter()
+        kernel = tilemlir.compile(mha.flashattn.factory(batch, heads, seq, dim, causal),
+                                  out_idx=[3], target="cuda")
+        seconds = time.perf_counter() - start
+        q, k_, v = (torch.randn(batch, seq, heads, dim, dtype=torch.float16, device="cuda")
+                    for _ in range(3))
+        out = kernel(q, k_, v)
+        ref = torch.nn.functional.scaled_dot_product_attention(
+            q.transpose(1, 2), k_.transpose(1, 2), v.transpose(1, 2),
+            is_causal=causal).transpose(1, 2)
+        err = (out.float() - ref.float()).abs().max().item()
+        ok = err < 2e-2
+        failures += not ok
+        print(f"example_mha_fwd b{batch} h{heads} s{seq} d{dim} causal={causal}: compiled in "
+              f"{seconds:.2f} s, {'ok' if ok else 'FAIL'} (max abs err {err:.2e})")
+    return failures
+
+
+def main():
+    import tilemlir
+    import tilemlir._compiler as compiler
+    from tilemlir import _cuda_toolkit
+    print(f"tilemlir {tilemlir.__version__} from {pathlib.Path(tilemlir.__file__).parent}")
+    print(f"compiler library {compiler.library_path()}")
+    print(subprocess.run(["ldd", str(compiler.library_path())], capture_output=True,
+                         text=True).stdout, end="")
+    print(f"CUDA tools: {_cuda_toolkit.find()}")
+    for name, seconds in import_times().items():
+        print(f"import {name}: {seconds:.3f} s (median of 5 fresh interpreters)")
+    imp, comp = first_compile_seconds()
+    print(f"seed GEMM 1024^3 first compile to cubin (empty cache, fresh interpreter): "
+          f"{comp:.3f} s (imports {imp:.3f} s)")
+    with tempfile.TemporaryDirectory() as cache:
+        os.environ["TILEMLIR_CACHE_DIR"] = cache
+        failures = check_examples()
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
