@@ -9,7 +9,7 @@
 # Debian's static archives; the test libraries among them link libMLIR.so
 # and are left out.
 file(GLOB TILE_MLIR_ARCHIVES ${LLVM_LIBRARY_DIR}/libMLIR*.a)
-list(FILTER TILE_MLIR_ARCHIVES EXCLUDE REGEX "/libMLIR(Test|CAPI)[^/]*\\.a$")
+list(FILTER TILE_MLIR_ARCHIVES EXCLUDE REGEX "/libMLIR([^/]*Test[^/]*|CAPI[^/]*)\\.a$")
 file(GLOB TILE_LLVM_ARCHIVES ${LLVM_LIBRARY_DIR}/libLLVM*.a)
 foreach(lib lldELF lldCommon)
   find_library(TILE_${lib}_ARCHIVE NAMES lib${lib}.a HINTS ${LLVM_LIBRARY_DIR}
@@ -47,7 +47,7 @@ foreach(line ${TILE_TARGET_LINES})
 endforeach()
 file(CONFIGURE OUTPUT ${TILE_TARGET_STUBS} CONTENT "${TILE_STUBS}")
 target_sources(TileMLIRCAPI PRIVATE ${TILE_TARGET_STUBS}
-  ${CMAKE_CURRENT_SOURCE_DIR}/Arc4random.c)
+  ${CMAKE_CURRENT_SOURCE_DIR}/Arc4random.c ${CMAKE_CURRENT_SOURCE_DIR}/NoPolly.cpp)
 
 # C++ symbols of TileCAPI.cpp keep default visibility: the version script
 # decides what is exported.
