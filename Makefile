@@ -112,9 +112,9 @@ wheel: $(WHEEL_BUILD_DIR)/build.ninja
 	@ls -l $(DIST_DIR)/tilemlir-*.whl
 
 # The wheel installed into a fresh virtual environment and run from outside
-# the checkout (python/test_wheel/run.sh).
+# the checkout (python/test/check_wheel.py).
 check-wheel: wheel
-	python/test_wheel/run.sh $(DIST_DIR)/tilemlir-*.whl
+	$(PY) python/test/check_wheel.py $(DIST_DIR)/tilemlir-*.whl
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -59,7 +59,10 @@ target_link_libraries(TileMLIRCAPI PRIVATE
   ${TILE_MLIR_ARCHIVES} ${TILE_LLVM_ARCHIVES} -Wl,--end-group
   ${TILE_ZSTD_ARCHIVE} ${TILE_ZLIB_ARCHIVE} dl m pthread)
 set(TILE_CAPI_EXPORTS ${CMAKE_CURRENT_SOURCE_DIR}/TileCAPI.exports)
-target_link_options(TileMLIRCAPI PRIVATE
+# libstdc++ linked in too (hidden like the rest): the library needs no newer
+# libstdc++ than the machine has. libgcc_s stays shared: the static unwinder
+# of GCC 12 calls _dl_find_object (glibc 2.35).
+target_link_options(TileMLIRCAPI PRIVATE -static-libstdc++
   -Wl,--gc-sections -Wl,--as-needed -Wl,--no-undefined -Wl,-s
   -Wl,--version-script=${TILE_CAPI_EXPORTS})
 set_property(TARGET TileMLIRCAPI APPEND PROPERTY LINK_DEPENDS
