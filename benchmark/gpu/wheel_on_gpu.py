@@ -9,7 +9,14 @@ cache), then the examples compiled there and checked against torch, then
 (in wheel_on_gpu.sh) the benchmark set compiled there by build_bundles.py
 and run by run_bundles.py.
 
-    python wheel_on_gpu.py [--examples-only]"""
+    python wheel_on_gpu.py [--tilelang-only]
+
+With TILELANG_SITE=<TileLang's wheels unpacked> it also times TileLang's
+import and its first compile of the same seed GEMM (--tilelang-only: only
+those; tilemlir need not be installed):
+
+    mkdir -p /tmp/tl && tar -xJf tl.tar.xz -C /tmp/tl &&
+      TILELANG_SITE=/tmp/tl python3 benchmark/gpu/wheel_on_gpu.py --tilelang-only"""
 
 import importlib.util
 import os
@@ -32,25 +39,11 @@ def load(path):
 
 
 def import_times(runs=5):
-    """Wall seconds of `import tilemlir` in fresh interpreters (median), and
-    of TileLang's import where TILELANG_SITE points at its unpacked wheels."""
-    code = "import time; t = time.perf_counter(); import {m}; print(time.perf_counter() - t)"
-    out = {}
-    for name, env in (("tilemlir", {}), ("tilelang", {"PYTHONPATH": os.environ.get(
-            "TILELANG_SITE", "")})):
-        if name == "tilelang" and not env["PYTHONPATH"]:
-            continue
-        times = []
-        for _ in range(runs):
-            r = subprocess.run([sys.executable, "-c", code.format(m=name)], capture_output=True,
-                               text=True, env=dict(os.environ, **env))
-            if r.returncode:
-                print(f"import {name} failed: {r.stderr.strip()[-300:]}")
-                break
-            times.append(float(r.stdout.split()[-1]))
-        if times:
-            out[name] = statistics.median(times)
-    return out
+    """Wall seconds of `import tilemlir` in fresh interpreters (median)."""
+    code = "import time; t = time.perf_counter(); import tilemlir; print(time.perf_counter() - t)"
+    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                  check=True).stdout.split()[-1]) for _ in range(runs)]
+    return statistics.median(times)
 
 
 def first_compile_seconds():
@@ -72,6 +65,33 @@ print(t1 - t0, t2 - t1)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     imp, comp = (float(x) for x in r.stdout.split()[-2:])
     return imp, comp
+
+
+def tilelang_first_compile_seconds(site):
+    """The same seed GEMM through TileLang (its README program: our example
+    with the import changed back), unpacked wheels at `site`, empty cache."""
+    source = (EXAMPLES / "gemm" / "example_gemm.py").read_text().replace("tilemlir", "tilelang")
+    code = f"""
+import sys, time, tempfile, os, types
+os.environ["TILELANG_CACHE_DIR"] = tempfile.mkdtemp()
+t0 = time.perf_counter()
+import tilelang
+t1 = time.perf_counter()
+if hasattr(tilelang, "disable_cache"):
+    tilelang.disable_cache()
+example = types.ModuleType("example_gemm")
+exec(compile({source!r}, "example_gemm.py", "exec"), example.__dict__)
+t2 = time.perf_counter()
+example.matmul(1024, 1024, 1024, 128, 128, 32)
+t3 = time.perf_counter()
+print(t1 - t0, t3 - t2)
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, PYTHONPATH=site))
+    if r.returncode:
+        print(f"TileLang's seed GEMM failed: {r.stderr.strip()[-500:]}")
+        return None
+    return tuple(float(x) for x in r.stdout.split()[-2:])
 
 
 def check_examples():
@@ -115,7 +135,30 @@ def check_examples():
     return failures
 
 
+def tilelang_figures():
+    site = os.environ.get("TILELANG_SITE")
+    if not site:
+        return
+    code = "import time; t = time.perf_counter(); import tilelang; print(time.perf_counter() - t)"
+    times = []
+    for _ in range(5):
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=site))
+        if r.returncode:
+            print(f"import tilelang failed: {r.stderr.strip()[-300:]}")
+            return
+        times.append(float(r.stdout.split()[-1]))
+    print(f"import tilelang: {statistics.median(times):.3f} s (median of 5 fresh interpreters)")
+    tl = tilelang_first_compile_seconds(site)
+    if tl:
+        print(f"TileLang seed GEMM 1024^3 first compile (empty cache, fresh interpreter): "
+              f"{tl[1]:.3f} s (import {tl[0]:.3f} s)")
+
+
 def main():
+    if "--tilelang-only" in sys.argv:
+        tilelang_figures()
+        return
     import tilemlir
     import tilemlir._compiler as compiler
     from tilemlir import _cuda_toolkit
@@ -124,11 +167,11 @@ def main():
     print(subprocess.run(["ldd", str(compiler.library_path())], capture_output=True,
                          text=True).stdout, end="")
     print(f"CUDA tools: {_cuda_toolkit.find()}")
-    for name, seconds in import_times().items():
-        print(f"import {name}: {seconds:.3f} s (median of 5 fresh interpreters)")
+    print(f"import tilemlir: {import_times():.3f} s (median of 5 fresh interpreters)")
     imp, comp = first_compile_seconds()
     print(f"seed GEMM 1024^3 first compile to cubin (empty cache, fresh interpreter): "
           f"{comp:.3f} s (imports {imp:.3f} s)")
+    tilelang_figures()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["TILEMLIR_CACHE_DIR"] = cache
         failures = check_examples()

@@ -8,7 +8,7 @@
 #   bash benchmark/gpu/wheel_on_gpu.sh dist/tilemlir-*.whl [--no-set]
 #
 # (From the build machine: the device tool's run with carry ["dist"].)
-# TILELANG_SITE=<unpacked TileLang wheels> adds TileLang's import time.
+# TileLang's start-up figures beside ours: wheel_on_gpu.py --tilelang-only.
 set -euo pipefail
 wheel=$(readlink -f "$1"); shift
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,9 +21,10 @@ py="$work/venv/bin/python"
 # Scripts copied out of the checkout: nothing imports its python/.
 cp -r "$repo/benchmark" "$repo/examples" "$work/"
 cd "$work"
+mode=${1:-}
 status=0
-"$py" benchmark/gpu/wheel_on_gpu.py || status=1
-if [ "${1:-}" != "--no-set" ]; then
+"$py" benchmark/gpu/wheel_on_gpu.py $mode || status=1
+if [ -z "$mode" ]; then
   # The benchmark set compiled here (one line a kernel with its compile
   # time), then checked and timed against torch.
   TILEMLIR_CACHE_DIR="$work/cache" "$py" benchmark/gpu/build_bundles.py \
