@@ -29,6 +29,9 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 EXAMPLES = HERE.parents[1] / "examples"
+sys.path.insert(0, str(HERE.parent))
+
+import startup  # noqa: E402
 
 
 def load(path):
@@ -36,35 +39,6 @@ def load(path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def import_times(runs=5):
-    """Wall seconds of `import tilemlir` in fresh interpreters (median)."""
-    code = "import time; t = time.perf_counter(); import tilemlir; print(time.perf_counter() - t)"
-    times = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                  check=True).stdout.split()[-1]) for _ in range(runs)]
-    return statistics.median(times)
-
-
-def first_compile_seconds():
-    """`tilemlir.compile` of the seed GEMM (examples/gemm/example_gemm.py,
-    1024^3) to cubin in a fresh interpreter with an empty cache."""
-    code = f"""
-import sys, time, tempfile, os
-os.environ["TILEMLIR_CACHE_DIR"] = tempfile.mkdtemp()
-sys.path.insert(0, {str(EXAMPLES / "gemm")!r})
-t0 = time.perf_counter()
-import tilemlir
-import example_gemm
-t1 = time.perf_counter()
-k = tilemlir.compile(example_gemm.matmul.factory(1024, 1024, 1024, 128, 128, 32), out_idx=[2],
-                     target="cuda")
-t2 = time.perf_counter()
-print(t1 - t0, t2 - t1)
-"""
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    imp, comp = (float(x) for x in r.stdout.split()[-2:])
-    return imp, comp
 
 
 def tilelang_first_compile_seconds(site):
@@ -167,10 +141,12 @@ def main():
     print(subprocess.run(["ldd", str(compiler.library_path())], capture_output=True,
                          text=True).stdout, end="")
     print(f"CUDA tools: {_cuda_toolkit.find()}")
-    print(f"import tilemlir: {import_times():.3f} s (median of 5 fresh interpreters)")
-    imp, comp = first_compile_seconds()
+    wall, cpu = startup.measure(startup.IMPORT, 5)
+    print(f"import tilemlir: {wall:.3f} s wall, {cpu:.3f} s CPU (median of 5)")
+    wall, cpu = startup.measure(startup.COMPILE.format(examples=str(EXAMPLES / "gemm"),
+                                                       target="cuda"), 3)
     print(f"seed GEMM 1024^3 first compile to cubin (empty cache, fresh interpreter): "
-          f"{comp:.3f} s (imports {imp:.3f} s)")
+          f"{wall:.3f} s wall, {cpu:.3f} s CPU with ptxas (median of 3)")
     tilelang_figures()
     with tempfile.TemporaryDirectory() as cache:
         os.environ["TILEMLIR_CACHE_DIR"] = cache
