@@ -1,6 +1,7 @@
 # add_tile_library(name sources... LINK_LIBS libs... DEPENDS targets...)
 # A TileMLIR library: links libMLIR.so, is installed and exported in the
-# TileMLIR CMake package.
+# TileMLIR CMake package. In the wheel's build (TILE_WHEEL) it links nothing of
+# LLVM/MLIR: the compiler library links their static archives once.
 function(add_tile_library name)
   cmake_parse_arguments(ARG "" "" "DEPENDS;LINK_LIBS" ${ARGN})
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
@@ -15,7 +16,11 @@ function(add_tile_library name)
     $<INSTALL_INTERFACE:include>)
   target_include_directories(${name} SYSTEM PUBLIC
     ${MLIR_INCLUDE_DIRS} ${LLVM_INCLUDE_DIRS})
-  target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  if(TILE_WHEEL)
+    target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS})
+  else()
+    target_link_libraries(${name} PUBLIC ${ARG_LINK_LIBS} MLIR LLVM)
+  endif()
   set_property(GLOBAL APPEND PROPERTY TILE_EXPORTED_LIBS ${name})
   install(TARGETS ${name} EXPORT TileMLIRTargets
     ARCHIVE DESTINATION lib LIBRARY DESTINATION lib)

@@ -79,6 +79,12 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
                     char **metadata, char **error);
 void tileFreeString(char *str);
 
+/* Makes `path` the CUDA toolkit of later compiles: a directory with
+ * bin/ptxas (for cubins) and nvvm/libdevice/libdevice.10.bc (math
+ * functions). Null or "" restores the default ($CUDA_HOME and the like, else
+ * /usr/local/cuda). */
+void tileSetCudaToolkit(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -333,4 +333,8 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
 
 void tileFreeString(char *str) { std::free(str); }
 
+void tileSetCudaToolkit(const char *path) {
+  setCudaToolkitPath(path ? path : "");
+}
+
 } // extern "C"

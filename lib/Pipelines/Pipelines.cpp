@@ -14,6 +14,8 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <mutex>
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -62,11 +64,27 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
 }
 
+/// The toolkit given to setCudaToolkitPath (the Python front end finds one
+/// where a wheel install has no /usr/local/cuda), or empty.
+static std::mutex toolkitMutex;
+static std::string toolkitOverride;
+
+void mlir::tile::setCudaToolkitPath(StringRef path) {
+  std::lock_guard<std::mutex> lock(toolkitMutex);
+  toolkitOverride = path.str();
+}
+
 /// The CUDA toolkit whose libdevice (math functions) and ptxas serialize
-/// the kernels: upstream's choice ($CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, the
-/// path MLIR was built with) when it has libdevice, else /usr/local/cuda,
-/// so that a shell without those variables (lit, CI) compiles the same.
+/// the kernels: the one set with setCudaToolkitPath, else upstream's choice
+/// ($CUDA_ROOT, $CUDA_HOME, $CUDA_PATH, the path MLIR was built with) when
+/// it has libdevice, else /usr/local/cuda, so that a shell without those
+/// variables (lit, CI) compiles the same.
 static std::string cudaToolkitPath() {
+  {
+    std::lock_guard<std::mutex> lock(toolkitMutex);
+    if (!toolkitOverride.empty())
+      return toolkitOverride;
+  }
   auto hasLibdevice = [](StringRef root) {
     return !root.empty() &&
            llvm::sys::fs::exists(root + "/nvvm/libdevice/libdevice.10.bc");

@@ -20,6 +20,15 @@
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
+#ifdef TILE_IN_PROCESS_LLD
+#include "lld/Common/Driver.h"
+#include <mutex>
+LLD_HAS_DRIVER(elf)
+#endif
+#ifdef TILE_LIBOMP_BESIDE
+#include <dlfcn.h>
+#endif
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -29,6 +38,56 @@ using namespace mlir::tile;
 #ifndef TILE_LLD_PATH
 #define TILE_LLD_PATH "ld.lld"
 #endif
+
+/// The OpenMP runtime that kernels call: the one the build found, or in the
+/// wheel (TILE_LIBOMP_BESIDE) the copy beside this library.
+static std::string libompPath() {
+#ifdef TILE_LIBOMP_BESIDE
+  Dl_info info;
+  if (dladdr(reinterpret_cast<void *>(&libompPath), &info) && info.dli_fname) {
+    llvm::SmallString<256> path(llvm::sys::path::parent_path(info.dli_fname));
+    llvm::sys::path::append(path, TILE_LIBOMP_BESIDE);
+    return path.str().str();
+  }
+#endif
+  return TILE_LIBOMP_PATH;
+}
+
+/// Runs the ELF linker with `argv` (argv[0] names it); its output goes to
+/// `log`. Returns whether it succeeded, with `error` saying why not.
+static bool runLinker(ArrayRef<StringRef> argv, std::string &log,
+                      std::string &error) {
+#ifdef TILE_IN_PROCESS_LLD
+  // lld keeps its state in globals: one link at a time.
+  static std::mutex linkerMutex;
+  std::lock_guard<std::mutex> lock(linkerMutex);
+  std::vector<std::string> strings(argv.begin(), argv.end());
+  std::vector<const char *> args;
+  for (const std::string &arg : strings)
+    args.push_back(arg.c_str());
+  llvm::raw_string_ostream os(log);
+  lld::Result result =
+      lld::lldMain(args, os, os, {{lld::Gnu, &lld::elf::link}});
+  if (result.retCode != 0)
+    error = "lld returned " + std::to_string(result.retCode);
+  return result.retCode == 0;
+#else
+  llvm::SmallString<128> logFile;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("tile-link", "log", logFile)) {
+    error = "cannot create a temporary file: " + ec.message();
+    return false;
+  }
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logFile),
+                                          StringRef(logFile)};
+  int rc = llvm::sys::ExecuteAndWait(argv[0], argv, std::nullopt, redirects,
+                                     /*SecondsToWait=*/60, 0, &error);
+  if (auto output = llvm::MemoryBuffer::getFile(logFile))
+    log = (*output)->getBuffer().str();
+  llvm::sys::fs::remove(logFile);
+  return rc == 0;
+#endif
+}
 
 DiagnosticCollector::DiagnosticCollector(MLIRContext *context)
     : handler(context, [this](Diagnostic &diag) {
@@ -124,7 +183,8 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
   ExecutionEngineOptions options;
   options.transformer = transformer;
   options.jitCodeGenOptLevel = llvm::CodeGenOptLevel::Aggressive;
-  SmallVector<StringRef> libs = {TILE_LIBOMP_PATH};
+  std::string libomp = libompPath();
+  SmallVector<StringRef> libs = {libomp};
   options.sharedLibPaths = libs;
   options.enableObjectDump = true;
   options.enableGDBNotificationListener = false;
@@ -237,26 +297,17 @@ LogicalResult CpuModule::writeSharedLibrary(StringRef path,
         "error: could not write the object file " + object.str().str() + "\n";
     return failure();
   }
-  StringRef libomp = TILE_LIBOMP_PATH;
+  std::string libomp = libompPath();
   std::string rpath = llvm::sys::path::parent_path(libomp).str();
   std::string out = path.str(), obj = object.str().str();
   SmallVector<StringRef> argv = {TILE_LLD_PATH, "-shared", "-o",     out,
                                  obj,           libomp,    "-rpath", rpath};
-  llvm::SmallString<128> log(path);
-  log += ".log";
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(log),
-                                          StringRef(log)};
-  std::string message;
-  int rc =
-      llvm::sys::ExecuteAndWait(TILE_LLD_PATH, argv, std::nullopt, redirects,
-                                /*SecondsToWait=*/60, 0, &message);
+  std::string log, message;
+  bool linked = runLinker(argv, log, message);
   llvm::sys::fs::remove(object);
-  auto output = llvm::MemoryBuffer::getFile(log);
-  llvm::sys::fs::remove(log);
-  if (rc != 0) {
-    error = "error: linking " + out +
-            " with " TILE_LLD_PATH " failed: " + message +
-            (output ? "\n" + (*output)->getBuffer().str() : "") + "\n";
+  if (!linked) {
+    error = "error: linking " + out + " with " TILE_LLD_PATH " failed: " +
+            message + (log.empty() ? "" : "\n" + log) + "\n";
     return failure();
   }
   return success();

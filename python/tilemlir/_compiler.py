@@ -75,6 +75,7 @@ def lib():
                                       ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_void_p)]
         l.tileFreeString.argtypes = [ctypes.c_void_p]
+        l.tileSetCudaToolkit.argtypes = [ctypes.c_char_p]
         _lib = l
         return l
 
@@ -140,6 +141,23 @@ def compile_cpu(ir, library_path):
         l.tileCpuDestroy(module)
 
 
+_toolkit = None
+
+
+def cuda_toolkit():
+    """The CUDA tools that compiles use (tilemlir._cuda_toolkit), looked up
+    on first use and handed to the compiler library."""
+    global _toolkit
+    l = lib()
+    with _lock:
+        if _toolkit is None:
+            from . import _cuda_toolkit
+            _toolkit = _cuda_toolkit.find()
+            root = _toolkit.root
+            l.tileSetCudaToolkit(str(root).encode() if root else None)
+        return _toolkit
+
+
 def compile_cuda(ir, chip, fmt="bin", features="+ptx80", opt_level=3):
     """Compiles tile IR for an NVIDIA GPU: (binary bytes, metadata dict) with
     the binary a cubin ("bin") or PTX text ("isa")."""
@@ -157,6 +175,7 @@ def compile_cuda_with_ptx(ir, chip, features="+ptx80", opt_level=3):
 def _cuda_compile(ir, chip, fmt, features, opt_level, with_ptx):
     import json
     l = lib()
+    cuda_toolkit()
     binary, size, meta, err = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_void_p(),
                                ctypes.c_void_p())
     ptx, ptx_size = ctypes.c_void_p(), ctypes.c_int64()

@@ -51,6 +51,11 @@ void buildTileToNVVMPipeline(OpPassManager &pm,
 /// Registers the named pipelines (tile-to-cpu, tile-to-nvvm).
 void registerTilePipelines();
 
+/// Makes `path` the CUDA toolkit of the pipelines built from now on (a
+/// directory with bin/ptxas and nvvm/libdevice/libdevice.10.bc, as far as
+/// there are); an empty path restores the default lookup.
+void setCudaToolkitPath(StringRef path);
+
 } // namespace mlir::tile
 
 #endif // TILE_PIPELINES_PIPELINES_H

@@ -388,19 +388,29 @@ def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
             "error: a grid extent of T.Kernel is computed from values the launcher cannot "
             "know; on CUDA targets grid extents must be expressions of the tensors' "
             "dimensions and constants")
-    cubin, ptx, meta = _compiler().compile_cuda_with_ptx(ir, chip)
+    if _compiler().cuda_toolkit().ptxas is None:
+        # No ptxas: the driver compiles the PTX when it loads the bundle.
+        from .._cuda_toolkit import tell_no_ptxas
+        tell_no_ptxas()
+        cubin = None
+        ptx, meta = _compiler().compile_cuda(ir, chip, "isa")
+    else:
+        cubin, ptx, meta = _compiler().compile_cuda_with_ptx(ir, chip)
     kernels = meta["kernels"]
     if len(kernels) != 1:
         raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
     k = kernels[0]
-    bundle = {"target": "cuda", "arch": chip, "binary": "kernel.cubin", "ptx": "kernel.ptx",
+    binary = "kernel.ptx" if cubin is None else "kernel.cubin"
+    bundle = {"target": "cuda", "arch": chip, "binary": binary, "ptx": "kernel.ptx",
               "entry": k["kernel"],
               "params": params, "kernel_args": _kernel_args(params, k["args"]),
               "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
               "compiler_version": version, "compiler_id": compiler_id}
     if k.get("cluster"):
         bundle["cluster"] = k["cluster"]
-    files = {"kernel.cubin": cubin, "kernel.ptx": ptx, "kernel.mlir": ir.encode()}
+    files = {"kernel.ptx": ptx, "kernel.mlir": ir.encode()}
+    if cubin is not None:
+        files["kernel.cubin"] = cubin
     return cache.store(key, bundle, files)
 
 

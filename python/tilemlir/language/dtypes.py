@@ -3,11 +3,6 @@
 
 import numpy as np
 
-try:
-    import ml_dtypes
-except ImportError:  # pragma: no cover - ml_dtypes is a dependency
-    ml_dtypes = None
-
 
 class DType(str):
     """A scalar type: its TileLang name, MLIR type and numpy dtype.
@@ -238,7 +233,10 @@ def as_dtype(value):
     except TypeError:
         raise TypeError(f"unknown dtype {value!r}") from None
     for d in ALL:
-        if d.kind != "bool" and _numpy_dtype(d) == npd:
+        # ml_dtypes' types are user-defined numpy types (isbuiltin 2).
+        if d.kind == "bool" or (d in _ML_DTYPES and npd.isbuiltin != 2):
+            continue
+        if _numpy_dtype(d) == npd:
             return d
     if npd == np.bool_:
         return boolean
@@ -251,6 +249,14 @@ _PYTHON_TYPES = {bool: boolean, int: int32, float: float32}
 def _numpy_dtype(d):
     if d.storage is not None:
         raise TypeError(f"dtype {d.name} has no numpy dtype here: {d.storage}")
+    if d in _ML_DTYPES:
+        # Imported on first use (it takes longer than the rest of `import
+        # tilemlir`), and optional: a GPU machine may have only torch.
+        try:
+            import ml_dtypes
+        except ImportError:
+            raise TypeError(f"numpy arrays of {d.name} need the ml_dtypes package "
+                            "(pip install ml-dtypes); torch tensors do not") from None
     if d == bfloat16:
         return np.dtype(ml_dtypes.bfloat16)
     if d == float8_e4m3:
@@ -260,3 +266,7 @@ def _numpy_dtype(d):
     if d == boolean:
         return np.dtype(np.bool_)
     return np.dtype(d.name)
+
+
+# The types whose numpy dtype comes from ml_dtypes.
+_ML_DTYPES = (bfloat16, float8_e4m3, float8_e5m2)

@@ -1,0 +1,52 @@
+"""`import tilemlir` stays light (benchmark/RESULTS.md has its time), and
+ml_dtypes is optional: a GPU machine with only torch and numpy runs it."""
+
+import subprocess
+import sys
+import textwrap
+
+
+def run(code):
+    out = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_import_loads_neither_ml_dtypes_nor_the_compiler():
+    out = run("""
+        import sys, tilemlir
+        print(sorted(m for m in ("ml_dtypes", "torch", "tilemlir._cuda_toolkit") if m in sys.modules))
+        print(getattr(sys.modules.get("tilemlir._compiler"), "_lib", None))
+    """)
+    assert out.split("\n")[:2] == ["[]", "None"], out
+
+
+def test_without_ml_dtypes_numpy_types_resolve_and_bf16_arrays_say_what_is_missing():
+    out = run("""
+        import sys
+        sys.modules["ml_dtypes"] = None   # import ml_dtypes raises ImportError
+        import numpy as np
+        import tilemlir.language as T
+        from tilemlir.language.dtypes import as_dtype
+        print(as_dtype(np.float32), as_dtype(np.float16), as_dtype(np.int8), as_dtype(np.bool_))
+        print(as_dtype("bfloat16"), T.float16.numpy)
+        try:
+            T.bfloat16.numpy
+        except TypeError as e:
+            print("error:", e)
+    """)
+    lines = out.splitlines()
+    assert lines[0] == "float32 float16 int8 bool", out
+    assert lines[1] == "bfloat16 float16", out
+    assert lines[2].startswith("error: numpy arrays of bfloat16 need the ml_dtypes package"), out
+
+
+def test_ml_dtypes_types_resolve_when_installed():
+    out = run("""
+        import ml_dtypes, numpy as np
+        from tilemlir.language.dtypes import as_dtype
+        print(as_dtype(ml_dtypes.bfloat16), as_dtype(ml_dtypes.float8_e4m3fn),
+              as_dtype(ml_dtypes.float8_e5m2))
+    """)
+    assert out.strip() == "bfloat16 float8_e4m3 float8_e5m2", out
