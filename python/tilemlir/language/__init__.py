@@ -215,4 +215,47 @@ if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 
+# Thread-level code (thread_ops.py), variables and control flow.
+get_thread_binding = Intrinsic("get_thread_binding")
+get_thread_bindings = Intrinsic("get_thread_bindings")
+get_block_binding = Intrinsic("get_block_binding")
+get_block_bindings = Intrinsic("get_block_bindings")
+get_lane_idx = Intrinsic("get_lane_idx")
+get_warp_idx = Intrinsic("get_warp_idx")
+thread_binding = Intrinsic("thread_binding")
+sync_threads = Intrinsic("sync_threads")
+sync_warp = Intrinsic("sync_warp")
+syncthreads_count = Intrinsic("syncthreads_count")
+syncthreads_and = Intrinsic("syncthreads_and")
+syncthreads_or = Intrinsic("syncthreads_or")
+any_sync = Intrinsic("any_sync")
+all_sync = Intrinsic("all_sync")
+ballot_sync = Intrinsic("ballot_sync")
+ballot = Intrinsic("ballot")
+activemask = Intrinsic("activemask")
+match_any_sync = Intrinsic("match_any_sync")
+match_all_sync = Intrinsic("match_all_sync")
+shfl_sync = Intrinsic("shfl_sync")
+shfl_xor = Intrinsic("shfl_xor")
+shfl_down = Intrinsic("shfl_down")
+shfl_up = Intrinsic("shfl_up")
+warp_reduce_sum = Intrinsic("warp_reduce_sum")
+warp_reduce_max = Intrinsic("warp_reduce_max")
+warp_reduce_min = Intrinsic("warp_reduce_min")
+warp_reduce_bitand = Intrinsic("warp_reduce_bitand")
+warp_reduce_bitor = Intrinsic("warp_reduce_bitor")
+__ffs = Intrinsic("__ffs")
+__fns = Intrinsic("__fns")
+alloc_var = Intrinsic("alloc_var")
+any_of = Intrinsic("any_of")
+all_of = Intrinsic("all_of")
+assume = Intrinsic("assume")
+
 __all__ = [name for name in dir() if not name.startswith("_")]
+
+
+def __getattr__(name):
+    # TileLang's T.bool, without shadowing the builtin in this module.
+    if name == "bool":
+        return boolean
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -127,6 +127,8 @@ SCOPES = ("global", "shared", "fragment", "local")
 class Buffer:
     """A buffer: a global tensor parameter or a tile buffer of a block."""
 
+    is_var = False  # T.alloc_var: its name reads and assigns element 0
+
     def __init__(self, ssa, shape, dtype, scope, name):
         self.ssa = ssa
         self.shape = list(shape)  # ints, or Values for dynamic dims

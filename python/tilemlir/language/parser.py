@@ -19,10 +19,12 @@ from .ir import Access, Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_
 from .scalar_ops import ScalarOpsMixin
 from .scalars import float_bits as _float_bits, int_width as _int_width, is_float as _is_float
 from .statements import StatementsMixin
+from .thread_ops import ThreadOpsMixin
 from .tile_ops import TileOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin):
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin,
+                 ThreadOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""
@@ -162,9 +164,19 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                         self.scopes[-1].kind in ("loop", "if"):
                     raise self.error(
                         f"cannot reassign '{name}' inside a loop or branch: kernel scalars are "
-                        f"immutable; keep the value in a buffer instead "
-                        f"(x = T.alloc_local((1,), dtype); x[0] = ...)", node)
+                        f"immutable; keep the value in a variable instead "
+                        f"(x = T.alloc_var(dtype, init=...); x = ...)", node)
         self.scopes[-1].vars[name] = value
+
+    def var_named(self, name):
+        """The T.alloc_var buffer `name` names in the kernel's scopes, or None."""
+        for scope in reversed(self.scopes):
+            if name in scope.vars:
+                v = scope.vars[name]
+                return v if isinstance(v, Buffer) and v.is_var else None
+            if scope.kind == "macro":
+                break
+        return None
 
     def push(self, kind):
         self.scopes.append(Scope(kind))
