@@ -333,3 +333,189 @@ def test_shuffle_width_must_be_a_power_of_two():
             A[tx] = T.shfl_sync(tx, 0, 12)  # <shfl-width>
 
     assert_error_at(main, "shfl-width", "power of two", target="cuda -arch=sm_90a")
+
+
+# ------------------------------------------------ threads on the CPU target
+#
+# The CPU runs a block's threads one after another between collectives; the
+# results must be the hardware's (32-lane warps, a partial last warp).
+
+def lanes_of(t, threads):
+    w = t // 32 * 32
+    return list(range(w, min(w + 32, threads)))
+
+
+def shfl_ref(vals, t, threads, kind, b, width):
+    lane = t % 32
+    c = ((32 - width) << 8) | (0 if kind == "up" else 0x1F)
+    seg, cval = (c >> 8) & 0x1F, c & 0x1F
+    lo = lane & seg
+    hi = lo | (cval & ~seg & 0x1F)
+    j = {"up": lane - b, "down": lane + b, "bfly": lane ^ b,
+         "idx": lo | (b & 0x1F & ~seg)}[kind]
+    ok = j >= hi if kind == "up" else j <= hi
+    src = t - lane + (j if ok else lane)
+    return vals[src] if src < threads else vals[t]
+
+
+@pytest.mark.parametrize("threads", [64, 48])
+def test_votes_shuffles_and_block_reductions_on_the_cpu(threads):
+    @T.prim_func
+    def main(X: T.Tensor((threads,), "int32"), B: T.Tensor((threads, 12), "int32")):
+        with T.Kernel(1, threads=threads):
+            tx = T.get_thread_binding()
+            x = X[tx]
+            B[tx, 0] = T.any_sync(x > 90)
+            B[tx, 1] = T.all_sync(x >= 0)
+            B[tx, 2] = T.cast(T.ballot_sync(x % 3 == 0), "int32")
+            B[tx, 3] = T.shfl_sync(x, 5)
+            B[tx, 4] = T.shfl_xor(x, 3, 16)
+            B[tx, 5] = T.shfl_down(x, 4)
+            B[tx, 6] = T.shfl_up(x, 2, 8)
+            B[tx, 7] = T.syncthreads_count(x % 2 == 1)
+            B[tx, 8] = T.syncthreads_and(x < 99) * 10 + T.syncthreads_or(x == 7)
+            B[tx, 9] = T.match_any_sync(x % 4)
+            B[tx, 10] = T.match_all_sync(tx // 32)
+            B[tx, 11] = T.warp_reduce_sum(x)
+
+    x = np.random.default_rng(threads).integers(0, 100, threads).astype(np.int32)
+    b = np.zeros((threads, 12), np.int32)
+    tilemlir.compile(main, target="cpu")(x, b)
+    ref = np.zeros_like(b)
+    for t in range(threads):
+        ls = lanes_of(t, threads)
+        bits = lambda pred: sum(1 << (l % 32) for l in ls if pred(l))  # noqa: E731
+        ref[t, 0] = any(x[l] > 90 for l in ls)
+        ref[t, 1] = all(x[l] >= 0 for l in ls)
+        ref[t, 2] = np.uint32(bits(lambda l: x[l] % 3 == 0)).view(np.int32)
+        ref[t, 3] = shfl_ref(x, t, threads, "idx", 5, 32)
+        ref[t, 4] = shfl_ref(x, t, threads, "bfly", 3, 16)
+        ref[t, 5] = shfl_ref(x, t, threads, "down", 4, 32)
+        ref[t, 6] = shfl_ref(x, t, threads, "up", 2, 8)
+        ref[t, 7] = int((x % 2 == 1).sum())
+        ref[t, 8] = int((x < 99).all()) * 10 + int((x == 7).any())
+        ref[t, 9] = np.uint32(bits(lambda l: x[l] % 4 == x[t] % 4)).view(np.int32)
+        ref[t, 10] = np.uint32(bits(lambda l: True)).view(np.int32)
+    # The butterfly of shuffles (in a partial warp, a lane that does not
+    # exist gives the reader's own value, as every CPU shuffle does).
+    acc = x.astype(np.int64)
+    for off in (16, 8, 4, 2, 1):
+        acc = acc + np.array([shfl_ref(acc, t, threads, "bfly", off, 32)
+                              for t in range(threads)])
+    ref[:, 11] = acc
+    np.testing.assert_array_equal(b, ref)
+
+
+@pytest.mark.parametrize("kind", ["sum", "max", "min", "bitand", "bitor"])
+def test_warp_reduce_on_the_cpu(kind):
+    dtype = "float32" if kind in ("sum", "max", "min") else "int32"
+    op = getattr(T, f"warp_reduce_{kind}")
+
+    @T.prim_func
+    def main(X: T.Tensor((64,), dtype)):
+        with T.Kernel(1, threads=64):
+            tx = T.get_thread_binding(0)
+            v = T.alloc_local([1], dtype)
+            v[0] = X[tx]
+            r = T.alloc_local([1], dtype)
+            r[0] = op(v[0])
+            X[tx] = r[0]
+
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(64).astype(np.float32) if dtype == "float32"
+         else rng.integers(0, 1 << 20, 64).astype(np.int32))
+    ref = x.copy()
+    fn = {"sum": np.sum, "max": np.max, "min": np.min,
+          "bitand": np.bitwise_and.reduce, "bitor": np.bitwise_or.reduce}[kind]
+    for w in (0, 32):
+        ref[w:w + 32] = fn(x[w:w + 32])
+    tilemlir.compile(main, target="cpu")(x)
+    np.testing.assert_allclose(x, ref, rtol=1e-5)
+
+
+def test_thread_indexed_code_with_barriers_and_variables_on_the_cpu():
+    # Each thread keeps a running value in a variable across a loop whose
+    # iterations exchange data through shared memory between barriers.
+    n = 48
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+        with T.Kernel(2, threads=n) as bx:
+            s = T.alloc_shared((n,), "float32")
+            tx = T.get_thread_binding()
+            acc = T.alloc_var(T.float32, init=0.0)
+            s[tx] = A[tx] + bx
+            T.sync_threads()
+            for k in T.serial(3):
+                acc += s[(tx + k) % n]
+                T.sync_threads()
+                s[tx] = acc
+                T.sync_threads()
+            if bx == 1:
+                B[tx] = acc
+
+    a = np.arange(n, dtype=np.float32)
+    b = np.zeros(n, np.float32)
+    tilemlir.compile(main, target="cpu")(a, b)
+    s, acc = a + 1, np.zeros(n, np.float32)
+    for k in range(3):
+        acc = acc + s[(np.arange(n) + k) % n]
+        s = acc.copy()
+    np.testing.assert_allclose(b, acc)
+
+
+def test_thread_index_past_a_tensor_is_guarded_on_the_cpu():
+    @T.prim_func
+    def main(A: T.Tensor((20,), "int32")):
+        with T.Kernel(1, threads=32):
+            tx = T.get_thread_binding()
+            A[tx] = tx + 1
+
+    base = np.zeros(32, np.int32)
+    tilemlir.compile(main, target="cpu")(base[:20])
+    np.testing.assert_array_equal(base, np.r_[np.arange(1, 21), np.zeros(12)])
+
+
+def test_activemask_on_the_cpu_is_a_located_error():
+    @T.prim_func
+    def main(A: T.Tensor((32,), "int64")):
+        with T.Kernel(1, threads=32):
+            tx = T.get_thread_binding()
+            A[tx] = T.activemask()  # <activemask>
+
+    assert_error_at(main, "activemask", "thread-level GPU code")
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_partial_warps_compile_for_nvidia(arch):
+    # TileLang's threads=1 and threads=48 kernels: no op needs whole warps.
+    @T.prim_func
+    def main(A: T.Tensor((100,), "float32"), B: T.Tensor((100,), "float32")):
+        with T.Kernel(T.ceildiv(100, 48), threads=48) as bx:
+            s = T.alloc_shared((48,), "float32")
+            T.copy(A[bx * 48], s)
+            for i in T.Parallel(48):
+                s[i] = s[i] * 2.0
+            T.copy(s, B[bx * 48])
+
+    @T.prim_func
+    def single(A: T.Tensor((4,), "int32")):
+        with T.Kernel(1, threads=1):
+            for i in T.serial(4):
+                A[i] = i
+
+    for prim in (main, single):
+        ptx = tilemlir.compile(prim, target=f"cuda -arch={arch}").get_kernel_source()
+        assert ".entry" in ptx
+
+    @T.prim_func
+    def gemm(A: T.Tensor((16, 16), "float16"), C: T.Tensor((16, 16), "float32")):
+        with T.Kernel(1, threads=48):
+            a = T.alloc_shared((16, 16), "float16")
+            c = T.alloc_fragment((16, 16), "float32")
+            T.copy(A, a)
+            T.gemm(a, a, c, clear_accum=True)  # <gemm-partial-warp>
+            T.copy(c, C)
+
+    assert_error_at(gemm, "gemm-partial-warp", "splits its work over whole warps",
+                    target=f"cuda -arch={arch}")
