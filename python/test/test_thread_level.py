@@ -476,14 +476,29 @@ def test_thread_index_past_a_tensor_is_guarded_on_the_cpu():
     np.testing.assert_array_equal(base, np.r_[np.arange(1, 21), np.zeros(12)])
 
 
-def test_activemask_on_the_cpu_is_a_located_error():
+def test_activemask_on_the_cpu():
+    # Every existing lane of the warp reaches a block-level collective: all
+    # 32 in the first warp, 8 in the partial second one.
+    @T.prim_func
+    def main(A: T.Tensor((40,), "int64")):
+        with T.Kernel(1, threads=40):
+            tx = T.get_thread_binding()
+            A[tx] = T.activemask()
+
+    a = np.zeros(40, np.int64)
+    tilemlir.compile(main, target="cpu")(a)
+    np.testing.assert_array_equal(a, [0xFFFFFFFF] * 32 + [0xFF] * 8)
+
+
+def test_collective_under_a_thread_condition_is_a_located_error_on_the_cpu():
     @T.prim_func
     def main(A: T.Tensor((32,), "int64")):
         with T.Kernel(1, threads=32):
             tx = T.get_thread_binding()
-            A[tx] = T.activemask()  # <activemask>
+            if tx < 16:  # <divergent>
+                A[tx] = T.activemask()
 
-    assert_error_at(main, "activemask", "thread-level GPU code")
+    assert_error_at(main, "divergent", "differs between the block's threads")
 
 
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
@@ -519,3 +534,39 @@ def test_partial_warps_compile_for_nvidia(arch):
 
     assert_error_at(gemm, "gemm-partial-warp", "splits its work over whole warps",
                     target=f"cuda -arch={arch}")
+
+
+# ------------------------------------------------------------ workspaces
+
+def test_alloc_global_is_a_workspace_the_call_allocates():
+    n, bn = 200, 64
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
+        C = T.alloc_global((n,), "float32")
+        with T.Kernel(T.ceildiv(n, bn), threads=32) as bx:
+            T.copy(A[bx * bn:(bx + 1) * bn], C[bx * bn:(bx + 1) * bn])
+            for i in T.Parallel(bn):
+                C[bx * bn + i] = C[bx * bn + i] * 2.0
+            T.copy(C[bx * bn:(bx + 1) * bn], B[bx * bn:(bx + 1) * bn])
+
+    # out_idx counts the program's parameters, not the workspace.
+    kernel = tilemlir.compile(main, out_idx=[-1], target="cpu")
+    assert [p["name"] for p in kernel.input_params] == ["A"]
+    a = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    np.testing.assert_array_equal(kernel(a), a * 2)
+    np.testing.assert_array_equal(kernel(a + 1), (a + 1) * 2)
+    ptx = tilemlir.compile(main, out_idx=[1], target="cuda -arch=sm_80").get_kernel_source()
+    assert ".entry" in ptx
+
+
+def test_alloc_global_needs_a_static_shape():
+    m = T.dynamic("m")
+
+    @T.prim_func
+    def main(A: T.Tensor((m,), "float32")):
+        C = T.alloc_global((m,), "float32")  # <global-dyn>
+        with T.Kernel(1):
+            A[0] = C[0]
+
+    assert_error_at(main, "global-dyn", "positive compile-time integers")

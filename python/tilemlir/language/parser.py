@@ -42,6 +42,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
         self.current_stmt = None
         self.macro_depth = 0
         self.written = set()  # names of the tensor parameters the kernel writes
+        self.workspaces = []  # (Buffer, loc) of each T.alloc_global
 
     # ------------------------------------------------------------------ errors
 
@@ -125,6 +126,9 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                     buf.shape[d] = self.dyn_values[id(dim)]
         for stmt in self.func_def.body:
             self.stmt(stmt)
+        # T.alloc_global tensors: parameters after the program's own.
+        for buf, wloc in self.workspaces:
+            args.append(f"{buf.ssa}: {buf.memref_type()} {wloc}")
         body = "\n".join(self.b.lines)
         loc = self.loc(self.func_def)
         return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
@@ -365,4 +369,11 @@ def translate_with_launch(prim_func):
     T.Kernel), and written is the set of tensor parameters it writes."""
     t = Translator(prim_func)
     ir = t.translate()
-    return ir, getattr(t, "launch", None), t.written
+    launch = getattr(t, "launch", None)
+    if launch is not None:
+        # The bundle's parameters for the T.alloc_global tensors.
+        launch["workspaces"] = [
+            {"name": buf.name, "kind": "tensor", "dtype": buf.dtype.name,
+             "shape": list(buf.shape), "written": True, "workspace": True}
+            for buf, _ in t.workspaces]
+    return ir, launch, t.written

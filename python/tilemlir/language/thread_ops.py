@@ -201,11 +201,11 @@ class ThreadOpsMixin:
     def call_activemask(self, node):
         self._args(node, [])
         self._in_kernel("T.activemask", node)
-        # The lanes that reach this point: a ballot of true over the lanes
-        # present (activemask.b32 is what CUDA's __activemask reads).
+        # The lanes that reach this point (activemask.b32, what CUDA's
+        # __activemask reads).
         ssa = self.b.fresh("active")
-        self.b.emit(f'{ssa} = llvm.inline_asm has_side_effects "activemask.b32 $0;", "=r" '
-                    f': () -> i32', self.loc(node))
+        self.b.emit(f'{ssa} = llvm.call_intrinsic "llvm.nvvm.activemask"() : () -> i32',
+                    self.loc(node))
         ext = self.b.fresh("active64")
         self.b.emit(f"{ext} = arith.extui {ssa} : i32 to i64", self.loc(node))
         return Value(ext, "i64")

@@ -507,3 +507,27 @@ class TileOpsMixin:
 
     def call_all_of(self, node):
         return self._reduce_region(node, "all")
+
+    def call_alloc_global(self, node):
+        """TileLang's T.alloc_global(shape, dtype): a global scratch tensor
+        that the runtime allocates for each call (its contents undefined
+        until written). It becomes a parameter of the kernel function after
+        the program's own (the bundle marks it "workspace"); static shapes
+        only."""
+        a = self._args(node, ["shape", "dtype", "scope"], {"dtype": "float32",
+                                                             "scope": "global"})
+        if a["scope"] != "global":
+            raise self.error(f"T.alloc_global allocates in scope 'global', got {a['scope']!r}",
+                             node)
+        shape = a["shape"]
+        if isinstance(shape, int):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+            raise self.error(f"T.alloc_global needs a shape of positive compile-time integers, "
+                             f"got {shape!r}", node)
+        dt = self.dtype(a["dtype"], node)
+        name = self._target_name(node) or "workspace"
+        buf = Buffer(self.b.fresh(name), list(shape), dt, "global", name)
+        self.workspaces.append((buf, self.loc(node)))
+        return buf
