@@ -7,8 +7,9 @@
 // tile-lower-ops:
 //
 // - the kernel body is cut at its collectives (tile ops, barriers, votes,
-//   shuffles, matches, block reductions); the per-thread code between two
-//   cuts runs in a loop over the block's threads, thread after thread
+//   shuffles, matches, block reductions, activemask); the per-thread code
+//   between two cuts runs in a loop over the block's threads, one thread
+//   after another
 //   (barriers become the cuts themselves: every thread has finished the
 //   code before one when the code after it starts);
 // - a collective with a result reads every thread's operands from a
@@ -46,11 +47,18 @@ namespace {
 
 constexpr int64_t kLanes = 32;
 
+/// NVVM's activemask intrinsic (TileLang's T.activemask).
+bool isActiveMask(Operation *op) {
+  auto call = dyn_cast<LLVM::CallIntrinsicOp>(op);
+  return call && call.getIntrin() == "llvm.nvvm.activemask";
+}
+
 /// Ops that every thread of a block (or of a warp) executes together.
 bool isCollective(Operation *op) {
   return isa<gpu::BarrierOp, NVVM::Barrier0Op, NVVM::BarrierOp,
              NVVM::SyncWarpOp, NVVM::VoteSyncOp, NVVM::ShflOp,
-             NVVM::MatchSyncOp>(op);
+             NVVM::MatchSyncOp>(op) ||
+         isActiveMask(op);
 }
 
 bool isThreadLevel(Operation *op) {
@@ -89,6 +97,7 @@ private:
   }
   bool dependsOnThread(Operation *op) const;
   bool usesAny(Operation *op, const DenseSet<Operation *> &defs) const;
+  bool usesLoopValue(Operation *op) const;
 
   // Transformation.
   LogicalResult serializeBlock(Block &block);
@@ -125,6 +134,19 @@ bool ThreadSerializer::dependsOnThread(Operation *op) const {
           return WalkResult::interrupt();
         for (Value v : inner->getOperands())
           if (perThread.contains(v) || perThreadLocals.contains(v))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Whether `op` reads a value that an earlier thread loop computed.
+bool ThreadSerializer::usesLoopValue(Operation *op) const {
+  return op
+      ->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (Operation *def = v.getDefiningOp();
+              def && !op->isAncestor(def) && enclosingThreadLoop(def))
             return WalkResult::interrupt();
         return WalkResult::advance();
       })
@@ -240,7 +262,8 @@ LogicalResult ThreadSerializer::serializeBlock(Block &block) {
     }
     // Pure code that is the same in every thread runs once, in place; a
     // read that no per-thread code of the segment precedes too.
-    bool perThreadCode = dependsOnThread(op) || usesAny(op, inSegment);
+    bool perThreadCode =
+        dependsOnThread(op) || usesAny(op, inSegment) || usesLoopValue(op);
     bool runsOnce = !perThreadCode &&
                     (isMemoryEffectFree(op) ||
                      (segment.empty() && isa<memref::LoadOp>(op)));
@@ -536,6 +559,15 @@ LogicalResult ThreadSerializer::expandCollective(Operation *op) {
                                          c.idx(threads));
     src = arith::SelectOp::create(rw, loc, exists, src, t);
     results.push_back(at(shfl.getVal(), src));
+  } else if (isActiveMask(op)) {
+    // Every lane of the warp that exists reaches a collective at block
+    // level (one under per-thread control is an error).
+    Value n = c.toI32(arith::SubIOp::create(rw, loc, warpEnd, warp0));
+    Value part = arith::SubIOp::create(
+        rw, loc, arith::ShLIOp::create(rw, loc, c.i32(1), n), c.i32(1));
+    results.push_back(
+        c.sel(c.cmp(arith::CmpIPredicate::eq, n, c.i32(kLanes)), c.i32(-1),
+              part));
   } else if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
     Value count = fold(c.idx(0), c.idx(threads), ValueRange{c.i32(0)},
                        [&](ValueRange acc, Value l) {

@@ -90,6 +90,33 @@ func.func @locals(%A: memref<32xf32>, %B: memref<32xf32>) {
 
 // -----
 
+// A value that one thread loop computes (here the same in every thread)
+// reaches the next one through a per-thread array.
+// CHECK-LABEL: func.func @between_loops
+// CHECK: %[[Y:.*]] = memref.alloca() {{.*}} : memref<32xf32, #tile.scope<local>>
+// CHECK: scf.for %[[T:.*]] =
+// CHECK:   memref.store %{{.*}}, %{{.*}}[%[[T]]] : memref<32xf32>
+// CHECK:   %[[V:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<32xf32>
+// CHECK:   memref.store %[[V]], %[[Y]][%[[T]]]
+// CHECK: scf.for %[[T2:.*]] =
+// CHECK:   %[[R:.*]] = memref.load %[[Y]][%[[T2]]]
+// CHECK:   arith.addf %[[R]], %[[R]]
+func.func @between_loops(%A: memref<32xf32>, %B: memref<32xf32>) {
+  tile.kernel (%bx) in (1) threads(32) {
+    %t = gpu.thread_id x upper_bound 32
+    %c0 = arith.constant 0 : index
+    %x = memref.load %A[%t] : memref<32xf32>
+    memref.store %x, %B[%t] : memref<32xf32>
+    %y = memref.load %A[%c0] : memref<32xf32>
+    gpu.barrier
+    %z = arith.addf %y, %y : f32
+    memref.store %z, %B[%t] : memref<32xf32>
+  }
+  return
+}
+
+// -----
+
 func.func @divergent_vote(%B: memref<32xi32>) {
   tile.kernel (%bx) in (1) threads(32) {
     %t = gpu.thread_id x upper_bound 32
