@@ -5,7 +5,9 @@ predicate, bit scans. Scalar programs run on the "cpu" target against
 Python / numpy; the GPU instructions are checked in the PTX of sm_90a and
 sm_80 (compiled without a GPU)."""
 
+import importlib.util
 import inspect
+import pathlib
 import re
 
 import numpy as np
@@ -358,29 +360,22 @@ def shfl_ref(vals, t, threads, kind, b, width):
     return vals[src] if src < threads else vals[t]
 
 
+def gpu_kernels():
+    """The kernels of benchmark/gpu/thread_level_on_gpu.py, which runs them
+    on the GPU against the CPU results these tests check."""
+    path = pathlib.Path(__file__).resolve().parents[2] / "benchmark" / "gpu" / \
+        "thread_level_on_gpu.py"
+    spec = importlib.util.spec_from_file_location("tilemlir_thread_level_on_gpu", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 @pytest.mark.parametrize("threads", [64, 48])
 def test_votes_shuffles_and_block_reductions_on_the_cpu(threads):
-    @T.prim_func
-    def main(X: T.Tensor((threads,), "int32"), B: T.Tensor((threads, 12), "int32")):
-        with T.Kernel(1, threads=threads):
-            tx = T.get_thread_binding()
-            x = X[tx]
-            B[tx, 0] = T.any_sync(x > 90)
-            B[tx, 1] = T.all_sync(x >= 0)
-            B[tx, 2] = T.cast(T.ballot_sync(x % 3 == 0), "int32")
-            B[tx, 3] = T.shfl_sync(x, 5)
-            B[tx, 4] = T.shfl_xor(x, 3, 16)
-            B[tx, 5] = T.shfl_down(x, 4)
-            B[tx, 6] = T.shfl_up(x, 2, 8)
-            B[tx, 7] = T.syncthreads_count(x % 2 == 1)
-            B[tx, 8] = T.syncthreads_and(x < 99) * 10 + T.syncthreads_or(x == 7)
-            B[tx, 9] = T.match_any_sync(x % 4)
-            B[tx, 10] = T.match_all_sync(tx // 32)
-            B[tx, 11] = T.warp_reduce_sum(x)
-
     x = np.random.default_rng(threads).integers(0, 100, threads).astype(np.int32)
-    b = np.zeros((threads, 12), np.int32)
-    tilemlir.compile(main, target="cpu")(x, b)
+    b = np.zeros((threads, 13), np.int32)
+    tilemlir.compile(gpu_kernels().collectives(threads), target="cpu")(x, b)
     ref = np.zeros_like(b)
     for t in range(threads):
         ls = lanes_of(t, threads)
@@ -396,13 +391,16 @@ def test_votes_shuffles_and_block_reductions_on_the_cpu(threads):
         ref[t, 8] = int((x < 99).all()) * 10 + int((x == 7).any())
         ref[t, 9] = np.uint32(bits(lambda l: x[l] % 4 == x[t] % 4)).view(np.int32)
         ref[t, 10] = np.uint32(bits(lambda l: True)).view(np.int32)
-    # The butterfly of shuffles (in a partial warp, a lane that does not
-    # exist gives the reader's own value, as every CPU shuffle does).
-    acc = x.astype(np.int64)
+        ref[t, 12] = ref[t, 10]  # activemask: the warp's lanes that exist
+    # Warp reductions: butterflies of shuffles (in a partial warp, a lane that
+    # does not exist gives the reader's own value, as every CPU shuffle does).
+    total, top = x.astype(np.int64), x.astype(np.int64)
     for off in (16, 8, 4, 2, 1):
-        acc = acc + np.array([shfl_ref(acc, t, threads, "bfly", off, 32)
-                              for t in range(threads)])
-    ref[:, 11] = acc
+        total = total + np.array([shfl_ref(total, t, threads, "bfly", off, 32)
+                                  for t in range(threads)])
+        top = np.maximum(top, [shfl_ref(top, t, threads, "bfly", off, 32)
+                               for t in range(threads)])
+    ref[:, 11] = total + top * 1000
     np.testing.assert_array_equal(b, ref)
 
 
@@ -437,26 +435,9 @@ def test_thread_indexed_code_with_barriers_and_variables_on_the_cpu():
     # Each thread keeps a running value in a variable across a loop whose
     # iterations exchange data through shared memory between barriers.
     n = 48
-
-    @T.prim_func
-    def main(A: T.Tensor((n,), "float32"), B: T.Tensor((n,), "float32")):
-        with T.Kernel(2, threads=n) as bx:
-            s = T.alloc_shared((n,), "float32")
-            tx = T.get_thread_binding()
-            acc = T.alloc_var(T.float32, init=0.0)
-            s[tx] = A[tx] + bx
-            T.sync_threads()
-            for k in T.serial(3):
-                acc += s[(tx + k) % n]
-                T.sync_threads()
-                s[tx] = acc
-                T.sync_threads()
-            if bx == 1:
-                B[tx] = acc
-
     a = np.arange(n, dtype=np.float32)
     b = np.zeros(n, np.float32)
-    tilemlir.compile(main, target="cpu")(a, b)
+    tilemlir.compile(gpu_kernels().barrier_var(n), target="cpu")(a, b)
     s, acc = a + 1, np.zeros(n, np.float32)
     for k in range(3):
         acc = acc + s[(np.arange(n) + k) % n]
