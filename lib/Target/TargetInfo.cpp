@@ -49,6 +49,10 @@ public:
   StringRef describeGemmTypes() const override {
     return "f16, bf16, f32 and i8 inputs";
   }
+  LogicalResult prepareLowerOps(RewriterBase &rewriter,
+                                KernelOp kernel) const override {
+    return serializeThreadsForCPU(rewriter, kernel);
+  }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToCPUOpPatterns(patterns);
   }

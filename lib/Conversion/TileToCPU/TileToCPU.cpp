@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/OpenMP/OpenMPDialect.h"
@@ -588,7 +589,10 @@ LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
   WalkResult walk = kernel.walk([&](Operation *op) {
     StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
     if (ns == "gpu" || ns == "nvvm" || ns == "nvgpu" || ns == "rocdl" ||
-        ns == "amdgpu") {
+        ns == "amdgpu" || isa<LLVM::InlineAsmOp>(op) ||
+        (isa<LLVM::CallIntrinsicOp>(op) &&
+         cast<LLVM::CallIntrinsicOp>(op).getIntrin().starts_with(
+             "llvm.nvvm."))) {
       op->emitOpError() << "is thread-level GPU code, which the cpu target "
                            "cannot run; write the kernel with tile ops or "
                            "compile for a GPU target";

@@ -132,19 +132,22 @@ class JITKernel:
         self.bundle_dir = pathlib.Path(bundle_dir)
         self.runtime = load_bundle(bundle_dir)
         self.params = self.runtime.params
-        self.out_idx = output_indices(out_idx, self.params)
+        # T.alloc_global tensors come last; the call allocates them.
+        self.program_params = [p for p in self.params if not p.get("workspace")]
+        self.out_idx = output_indices(out_idx, self.program_params)
 
     @property
     def input_params(self):
-        return [p for i, p in enumerate(self.params) if i not in self.out_idx]
+        return [p for i, p in enumerate(self.program_params) if i not in self.out_idx]
 
     def __call__(self, *inputs):
-        expected = len(self.params) - len(self.out_idx)
+        expected = len(self.program_params) - len(self.out_idx)
         if len(inputs) != expected:
             names = ", ".join(p["name"] for p in self.input_params)
             raise TypeError(f"kernel takes {expected} inputs ({names}), got {len(inputs)}")
         it = iter(inputs)
-        args = [None if i in self.out_idx else next(it) for i in range(len(self.params))]
+        args = [None if i in self.out_idx else next(it)
+                for i in range(len(self.program_params))]
         # Sizes of the dynamic dimensions, for the outputs; the runtime
         # checks every argument (outputs included) once, when it launches.
         dims = {}
@@ -168,6 +171,8 @@ class JITKernel:
             out = self._allocate(shape, p, args)
             args[i] = out
             outputs.append(out)
+        for p in self.params[len(self.program_params):]:
+            args.append(self._allocate(p["shape"], p, args))
         self.runtime(*args)
         if not outputs:
             return None
@@ -285,9 +290,9 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         raise at_caller(e) from None
     ir, launch, written = translate_with_launch(func)
     ir = _apply_pass_configs(ir, pass_configs, target)
-    params = _params_meta(func, written)
+    params = _params_meta(func, written) + (launch or {}).get("workspaces", [])
     try:
-        output_indices(out_idx, params)
+        output_indices(out_idx, [p for p in params if not p.get("workspace")])
     except TileCompileError as e:
         raise at_caller(e) from None
     return build(func, ir, launch, params, out_idx, target)

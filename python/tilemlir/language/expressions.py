@@ -38,7 +38,10 @@ class ExpressionsMixin:
         return node.value
 
     def expr_Name(self, node):
-        return self.lookup(node.id, node)
+        value = self.lookup(node.id, node)
+        if isinstance(value, Buffer) and value.is_var:
+            return Access(value, [0], node)  # a T.alloc_var reads as its value
+        return value
 
     def expr_Tuple(self, node):
         return tuple(self.expr(e) for e in node.elts)
@@ -131,6 +134,8 @@ class ExpressionsMixin:
 
     def expr_Subscript(self, node):
         base = self.expr(node.value)
+        if isinstance(base, Access) and base.buffer.is_var:
+            base = base.buffer  # x[0] of a T.alloc_var x
         sl = node.slice
         items_nodes = sl.elts if isinstance(sl, ast.Tuple) else [sl]
         if isinstance(base, Buffer):

@@ -134,6 +134,7 @@ class Buffer:
     # its T.reducer_init gave (a Value), combined in when it is finalized.
     reducer = None
     reducer_seed = None
+    is_var = False  # T.alloc_var: its name reads and assigns element 0
 
     def __init__(self, ssa, shape, dtype, scope, name):
         self.ssa = ssa

@@ -20,10 +20,12 @@ from .ir import Access, Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_
 from .scalar_ops import ScalarOpsMixin
 from .scalars import float_bits as _float_bits, int_width as _int_width, is_float as _is_float
 from .statements import StatementsMixin
+from .thread_ops import ThreadOpsMixin
 from .tile_ops import TileOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin):
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin,
+                 ThreadOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""
@@ -41,6 +43,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
         self.current_stmt = None
         self.macro_depth = 0
         self.written = set()  # names of the tensor parameters the kernel writes
+        self.workspaces = []  # (Buffer, loc) of each T.alloc_global
 
     # ------------------------------------------------------------------ errors
 
@@ -134,6 +137,9 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                                                           self.func_def)
         for stmt in self.func_def.body:
             self.stmt(stmt)
+        # T.alloc_global tensors: parameters after the program's own.
+        for buf, wloc in self.workspaces:
+            args.append(f"{buf.ssa}: {buf.memref_type()} {wloc}")
         body = "\n".join(self.b.lines)
         loc = self.loc(self.func_def)
         return (f"module {{\n  func.func @{self.fn.__name__}({', '.join(args)}) {{\n{body}\n"
@@ -216,9 +222,19 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin
                         self.scopes[-1].kind in ("loop", "if"):
                     raise self.error(
                         f"cannot reassign '{name}' inside a loop or branch: kernel scalars are "
-                        f"immutable; keep the value in a buffer instead "
-                        f"(x = T.alloc_local((1,), dtype); x[0] = ...)", node)
+                        f"immutable; keep the value in a variable instead "
+                        f"(x = T.alloc_var(dtype, init=...); x = ...)", node)
         self.scopes[-1].vars[name] = value
+
+    def var_named(self, name):
+        """The T.alloc_var buffer `name` names in the kernel's scopes, or None."""
+        for scope in reversed(self.scopes):
+            if name in scope.vars:
+                v = scope.vars[name]
+                return v if isinstance(v, Buffer) and v.is_var else None
+            if scope.kind == "macro":
+                break
+        return None
 
     def push(self, kind):
         self.scopes.append(Scope(kind))
@@ -409,4 +425,11 @@ def translate_with_launch(prim_func):
     T.Kernel), and written is the set of tensor parameters it writes."""
     t = Translator(prim_func)
     ir = t.translate()
-    return ir, getattr(t, "launch", None), t.written
+    launch = getattr(t, "launch", None)
+    if launch is not None:
+        # The bundle's parameters for the T.alloc_global tensors.
+        launch["workspaces"] = [
+            {"name": buf.name, "kind": "tensor", "dtype": buf.dtype.name,
+             "shape": list(buf.shape), "written": True, "workspace": True}
+            for buf, _ in t.workspaces]
+    return ir, launch, t.written

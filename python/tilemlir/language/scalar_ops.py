@@ -144,3 +144,17 @@ class ScalarOpsMixin:
     def call_Persistent(self, node):
         raise self.error("T.Persistent is used as `for bx, by in T.Persistent(domain, "
                          "wave_size, block_id):`", node)
+
+    def call_assume(self, node):
+        """T.assume(cond): a fact the compiler may rely on (LLVM's assume);
+        the program is wrong if it does not hold, as in TileLang. A
+        compile-time condition is checked while translating."""
+        a = self._args(node, ["cond"])
+        cond = a["cond"]
+        if not isinstance(cond, (Value, Access, TypedConstant)):
+            if not cond:
+                raise self.error(f"T.assume({cond!r}) does not hold", node)
+            return None
+        c = self.convert(self.value(cond, node), "i1", node)
+        self.b.emit(f"llvm.intr.assume {c.ssa} : i1", self.loc(node))
+        return None

@@ -9,7 +9,7 @@ import builtins
 from .. import language as T
 from ..errors import TileCompileError
 from . import dtypes
-from .ir import Access, TypedConstant, Value
+from .ir import Access, Buffer, TypedConstant, Value
 
 
 class StatementsMixin:
@@ -76,6 +76,10 @@ class StatementsMixin:
 
     def assign(self, target, value, node):
         if isinstance(target, ast.Name):
+            var = self.var_named(target.id)
+            if var is not None and not isinstance(value, Buffer):
+                self.store(Access(var, [0], node), value, node)  # x = ... of a T.alloc_var
+                return
             if isinstance(value, Access):
                 value = self.load(value, node)
             self.bind(target.id, value, node)
@@ -96,6 +100,12 @@ class StatementsMixin:
     def stmt_AugAssign(self, node):
         target = node.target
         if isinstance(target, ast.Name):
+            var = self.var_named(target.id)
+            if var is not None:
+                acc = Access(var, [0], node)
+                self.store(acc, self.binop(node.op, self.load(acc, node),
+                                           self.expr(node.value), node), node)
+                return
             cur = self.lookup(target.id, target)
             self.bind(target.id, self.binop(node.op, cur, self.expr(node.value), node), node)
         elif isinstance(target, ast.Subscript):
@@ -136,20 +146,27 @@ class StatementsMixin:
             raise self.error("T.Kernel cannot be nested", node)
         args = [self.expr(a) for a in call.args]
         kwargs = {k.arg: self.expr(k.value) for k in call.keywords}
-        threads = kwargs.pop("threads", 128)
+        threads = kwargs_threads = kwargs.pop("threads", 128)
         cluster = kwargs.pop("cluster_dims", kwargs.pop("cluster", None))
         kwargs.pop("prelude", None)
         if kwargs:
             raise self.error(f"unknown T.Kernel argument(s): {', '.join(kwargs)}", call)
-        if not 1 <= len(args) <= 3:
+        if len(args) > 3:
             raise self.error(f"T.Kernel takes 1 to 3 grid extents, got {len(args)}", call)
+        if not args:
+            args = [1]  # T.Kernel(threads=...): a grid of one block
         if isinstance(threads, (tuple, list)) and threads:
+            if len(threads) > 3:
+                raise self.error(f"threads takes 1 to 3 extents, got {len(threads)}", call)
+            self.thread_dims = [self._size(t, "each entry of threads", call) for t in threads]
             n = 1
-            for t in threads:
-                n *= self._size(t, "each entry of threads", call)
+            for t in self.thread_dims:
+                n *= t
             threads = n
         # The verifier checks the target's limit; this keeps the text valid.
         threads = self._size(threads, "threads", call)
+        if not isinstance(kwargs_threads, (tuple, list)) or not kwargs_threads:
+            self.thread_dims = [threads]
         extents = []
         self.launch = {"grid": [], "threads": threads, "cluster": None}
         for a in args:
@@ -378,3 +395,26 @@ class StatementsMixin:
         if attrs:
             line = self.b.lines[head_index]
             self.b.lines[head_index] = line[:-2] + f" attributes {{{', '.join(attrs)}}} {{"
+
+    def stmt_While(self, node):
+        """`while cond:` on kernel values: an scf.while whose condition is
+        evaluated again before every iteration (the loop's state lives in
+        buffers or T.alloc_var variables that the body assigns)."""
+        if node.orelse:
+            raise self.error("while-else is not supported in kernels", node)
+        loc = self.loc(node)
+        self.b.open("scf.while : () -> ()")
+        self.push("loop")
+        cond = self.expr(node.test)
+        if not isinstance(cond, (Value, Access, TypedConstant)):
+            raise self.error("a while loop in a kernel needs a condition on kernel values "
+                             "(a compile-time condition would loop while translating)", node.test)
+        c = self.convert(self.value(cond, node.test), "i1", node.test)
+        self.b.emit(f"scf.condition({c.ssa})", self.loc(node.test))
+        self.pop()
+        self.b.middle("} do {")
+        self.push("loop")
+        self.stmts(node.body)
+        self.b.emit("scf.yield", loc)
+        self.pop()
+        self.b.close(loc)

@@ -4,6 +4,7 @@ fills, reductions, atomics, layout annotations and block swizzles.
 Part of the Translator (parser.py), which mixes these classes in."""
 
 import ast
+import math
 
 from .. import language as T
 from .. import layout as layout_mod
@@ -700,3 +701,124 @@ class TileOpsMixin:
         else:
             out.ssa = ssa
         return out
+
+    def call_alloc_var(self, node):
+        """TileLang's T.alloc_var(dtype, init) / (dtype, scope) / (dtype,
+        init, scope) / (dtype, init=..., scope=...): a one-element local
+        buffer whose name reads as its value and whose assignments
+        (`x = ...`, `x += ...`, also in loops and branches) store to it."""
+        if not node.args:
+            raise self.error("T.alloc_var needs a dtype", node)
+        dtype = self.expr(node.args[0])
+        rest = [self.expr(a) for a in node.args[1:]]
+        kw = {k.arg: self.expr(k.value) for k in node.keywords}
+        for k in kw:
+            if k not in ("init", "scope", "dtype"):
+                raise self.error(f"unexpected argument '{k}' of T.alloc_var", node)
+        init, scope = kw.get("init"), kw.get("scope", "local.var")
+        if len(rest) == 1 and isinstance(rest[0], str) and init is None:
+            scope = rest[0]
+        elif len(rest) == 1:
+            if init is not None:
+                raise self.error("T.alloc_var's initializer is given twice", node)
+            init = rest[0]
+        elif len(rest) == 2:
+            if init is not None:
+                raise self.error("T.alloc_var's initializer is given twice", node)
+            init, scope = rest
+        elif len(rest) > 2:
+            raise self.error("T.alloc_var takes a dtype, an initializer and a scope", node)
+        if scope not in ("local.var", "local"):
+            raise self.error(f"T.alloc_var in scope {scope!r} is not supported (local.var "
+                             "holds one value per thread)", node)
+        if self.kernel is None:
+            raise self.error("T.alloc_var must be inside `with T.Kernel(...)`", node)
+        dt = self.dtype(dtype, node)
+        name = self._target_name(node) or "var"
+        buf = Buffer(self.b.fresh(name), [1], dt, "local", name)
+        buf.is_var = True
+        self.b.emit(f"{buf.ssa} = tile.alloc_local : {buf.memref_type()}", self.loc(node))
+        if init is not None:
+            if dt.is_float and isinstance(init, (int, float)) and not isinstance(init, bool):
+                lim = _largest_finite(dt)
+                if math.isfinite(init) and abs(init) > lim:
+                    raise self.error(f"the initializer {init!r} of T.alloc_var exceeds the "
+                                     f"maximum of {dt.name} ({lim!r})", node)
+            self.store(Access(buf, [0], node), init, node)
+        return buf
+
+    def _reduce_region(self, node, kind):
+        """T.any_of / T.all_of: whether any / every element of a buffer or a
+        region of one is non-zero (an i1)."""
+        a = self._args(node, ["buffer"])
+        buf, offsets, sizes = self._region(a["buffer"], node)
+        if offsets is None:
+            offsets = [0] * buf.ndim
+        if sizes is None:
+            sizes = buf.shape if isinstance(a["buffer"], Buffer) else [1] * buf.ndim
+        if not all(isinstance(s, int) for s in sizes):
+            raise self.error(f"T.{kind}_of needs a region of compile-time extents", node)
+        total = 1
+        for s in sizes:
+            total *= s
+        loc = self.loc(node)
+        init = self.const(kind == "all", "i1", node)
+        lb, ub, st = (self.const_index(k, node) for k in (0, total, 1))
+        res, k, acc = self.b.fresh(f"{kind}_of"), self.b.fresh("k"), self.b.fresh("acc")
+        self.b.open(f"{res} = scf.for {k} = {lb.ssa} to {ub.ssa} step {st.ssa} "
+                    f"iter_args({acc} = {init.ssa}) -> (i1)")
+        flat, items, stride = Value(k, "index"), [], total
+        for off, s in zip(offsets, sizes):
+            stride //= s
+            i = self._arith("floordiv", flat, self.const_index(stride, node), "index", node) \
+                if stride > 1 else flat
+            if s < total:
+                i = self._arith("rem", i, self.const_index(s, node), "index", node) \
+                    if s > 1 else self.const_index(0, node)
+            items.append(self.binop(ast.Add(), off, i, node))
+        elem = self.convert(self.value(self.load(Access(buf, items, node), node), node), "i1",
+                            node)
+        new = self.logical("or" if kind == "any" else "and", Value(acc, "i1"), elem, node)
+        self.b.emit(f"scf.yield {new.ssa} : i1", loc)
+        self.b.close(loc)
+        return Value(res, "i1")
+
+    def call_any_of(self, node):
+        return self._reduce_region(node, "any")
+
+    def call_all_of(self, node):
+        return self._reduce_region(node, "all")
+
+    def call_alloc_global(self, node):
+        """TileLang's T.alloc_global(shape, dtype): a global scratch tensor
+        that the runtime allocates for each call (its contents undefined
+        until written). It becomes a parameter of the kernel function after
+        the program's own (the bundle marks it "workspace"); static shapes
+        only."""
+        a = self._args(node, ["shape", "dtype", "scope"], {"dtype": "float32",
+                                                             "scope": "global"})
+        if a["scope"] != "global":
+            raise self.error(f"T.alloc_global allocates in scope 'global', got {a['scope']!r}",
+                             node)
+        shape = a["shape"]
+        if isinstance(shape, int):
+            shape = (shape,)
+        if not isinstance(shape, (tuple, list)) or not all(
+                isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+            raise self.error(f"T.alloc_global needs a shape of positive compile-time integers, "
+                             f"got {shape!r}", node)
+        dt = self.dtype(a["dtype"], node)
+        name = self._target_name(node) or "workspace"
+        buf = Buffer(self.b.fresh(name), list(shape), dt, "global", name)
+        self.workspaces.append((buf, self.loc(node)))
+        return buf
+
+
+def _largest_finite(dt):
+    """The largest finite value of float dtype `dt` (ml_dtypes, imported
+    only here, knows bfloat16 and the float8 types)."""
+    if dt.name in ("float16", "float32", "float64"):
+        import numpy as np
+        return float(np.finfo(dt.name).max)
+    import ml_dtypes
+    return float(ml_dtypes.finfo(dt.numpy).max)

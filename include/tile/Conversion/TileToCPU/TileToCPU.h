@@ -23,6 +23,12 @@ void populateTileToCPUOpPatterns(RewritePatternSet &patterns);
 /// space.
 LogicalResult lowerKernelToCPU(RewriterBase &rewriter, KernelOp kernel);
 
+/// Gives a kernel's thread-level code (thread indices, barriers, warp
+/// votes, shuffles, matches, block reductions) its threads on the CPU:
+/// loops over the block's threads between the collectives (Threads.cpp).
+/// Runs before the tile-lower-ops patterns.
+LogicalResult serializeThreadsForCPU(RewriterBase &rewriter, KernelOp kernel);
+
 } // namespace mlir::tile
 
 #endif // TILE_CONVERSION_TILETOCPU_TILETOCPU_H

@@ -50,12 +50,19 @@ LogicalResult verifyLaunchShape(KernelOp kernel, const TargetInfo &target) {
                          << target.getMaxThreadsPerBlock();
     ok = false;
   }
-  if (target.isGPU() && threads % target.getWarpSize() != 0) {
-    kernel.emitOpError() << "uses " << threads << " threads per block; on "
-                         << target.getName() << " use a multiple of the warp "
-                         << "size " << target.getWarpSize();
-    ok = false;
-  }
+  // A block may end in a partial warp (TileLang accepts threads=1 or 48);
+  // the ops whose lowerings split their work over whole warps need whole
+  // ones.
+  if (target.isGPU() && threads % target.getWarpSize() != 0)
+    kernel.walk([&](Operation *op) {
+      if (!isa<GemmOp, GemmSpOp, ReduceOp>(op))
+        return;
+      op->emitOpError() << "splits its work over whole warps, but the "
+                        << "kernel's " << threads << " threads per block are "
+                        << "not a multiple of " << target.getName()
+                        << "'s warp size " << target.getWarpSize();
+      ok = false;
+    });
   // (The CPU runs the blocks of a cluster like any others: a cluster
   // only groups blocks for the hardware, which programs cannot observe
   // without cluster operations, and the language has none.)

@@ -116,6 +116,27 @@ func.func @nvidia_shared_limit() {
   return
 }
 
+// A block may end in a partial warp (TileLang's threads=1 or 48) when no
+// op splits its work over whole warps.
+// NV-LABEL: func.func @partial_warps
+// NV: tile.kernel (%{{.*}}) in (1) threads(1) {
+// NV: tile.kernel (%{{.*}}) in (2) threads(48) {
+func.func @partial_warps(%A: memref<?x?xf16>) {
+  tile.kernel (%bx) in (1) threads(1) {
+    %c0 = arith.constant 0 : index
+    %x = memref.load %A[%c0, %c0] : memref<?x?xf16>
+    memref.store %x, %A[%c0, %c0] : memref<?x?xf16>
+  }
+  tile.kernel (%bx) in (2) threads(48) {
+    %As = tile.alloc_shared : memref<16x64xf16, #tile.scope<shared>>
+    %Af = tile.alloc_fragment : memref<16x64xf32, #tile.scope<fragment>>
+    tile.copy %A[0, 0] to %As : memref<?x?xf16> to memref<16x64xf16, #tile.scope<shared>>
+    tile.copy %As to %Af : memref<16x64xf16, #tile.scope<shared>> to memref<16x64xf32, #tile.scope<fragment>>
+    tile.copy %Af to %A[0, 0] : memref<16x64xf32, #tile.scope<fragment>> to memref<?x?xf16>
+  }
+  return
+}
+
 //--- sm90a.mlir
 
 // Clusters, TMA, stmatrix, fp8 and 227 KiB of shared memory: sm_90a.
@@ -300,20 +321,32 @@ func.func @too_many_threads() {
 
 // -----
 
-func.func @not_warp_multiple() {
-  // expected-error @below {{'tile.kernel' op uses 48 threads per block; on sm_80 use a multiple of the warp size 32}}
+// A partial warp is fine for copies and loops; gemms and reductions split
+// their work over whole warps.
+func.func @not_warp_multiple(%A: memref<?x?xf16>) {
   tile.kernel (%bx) in (1) threads(48) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    %r = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    tile.copy %A[0, 0] to %a : memref<?x?xf16> to memref<16x16xf16, #tile.scope<shared>>
+    // expected-error @below {{'tile.gemm' op splits its work over whole warps, but the kernel's 48 threads per block are not a multiple of sm_80's warp size 32}}
+    tile.gemm %a, %a, %c : memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.reduce' op splits its work over whole warps, but the kernel's 48 threads per block are not a multiple of sm_80's warp size 32}}
+    tile.reduce sum %c into %r dim = 1 : memref<16x16xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
   }
   return
 }
 
 // -----
 
-// Both limits at once: two diagnostics on the same kernel.
+// Both limits at once: two diagnostics.
 func.func @too_many_and_not_warp_multiple() {
   // expected-error @below {{'tile.kernel' op uses 1025 threads per block; sm_80 allows at most 1024}}
-  // expected-error @below {{'tile.kernel' op uses 1025 threads per block; on sm_80 use a multiple of the warp size 32}}
   tile.kernel (%bx) in (1) threads(1025) {
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    %r = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.reduce' op splits its work over whole warps, but the kernel's 1025 threads per block are not a multiple of sm_80's warp size 32}}
+    tile.reduce max %c into %r dim = 1 : memref<16x16xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
   }
   return
 }
@@ -416,21 +449,24 @@ func.func @stmatrix() {
 // reported, not only the first.
 func.func @all_problems_reported() {
   // expected-error @below {{'tile.kernel' op uses 2000 threads per block; sm_80 allows at most 1024}}
-  // expected-error @below {{'tile.kernel' op uses 2000 threads per block; on sm_80 use a multiple of the warp size 32}}
   // expected-error @below {{'tile.kernel' op uses thread-block clusters, which sm_80 does not have}}
   // expected-error @below {{'tile.kernel' op allocates 262400 bytes of shared memory; sm_80 allows 166912 per block}}
   tile.kernel (%bx) in (2) threads(2000) cluster(2) {
     %a = tile.alloc_shared : memref<256x256xf32, #tile.scope<shared>>
     %f = tile.alloc_shared : memref<16x16xf8E5M2, #tile.scope<shared>>
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op splits its work over whole warps, but the kernel's 2000 threads per block are not a multiple of sm_80's warp size 32}}
     // expected-error @below {{'tile.gemm' op element types 'f8E5M2' x 'f8E5M2' -> 'f32' are not supported on sm_80}}
     tile.gemm %f, %f, %c : memref<16x16xf8E5M2, #tile.scope<shared>>, memref<16x16xf8E5M2, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
     %h = tile.alloc_fragment : memref<16x16xf8E5M2, #tile.scope<fragment>>
     // expected-error @below {{'tile.copy' op asks for instruction 'stmatrix', which sm_80 does not have}}
     tile.copy %h to %f {inst = #tile.copy_inst<stmatrix>} : memref<16x16xf8E5M2, #tile.scope<fragment>> to memref<16x16xf8E5M2, #tile.scope<shared>>
   }
-  // expected-error @below {{'tile.kernel' op uses 33 threads per block; on sm_80 use a multiple of the warp size 32}}
   tile.kernel (%bx) in (2) threads(33) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op splits its work over whole warps, but the kernel's 33 threads per block are not a multiple of sm_80's warp size 32}}
+    tile.gemm %a, %a, %c : memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
   }
   return
 }
@@ -448,8 +484,11 @@ func.func @too_many_threads() {
 // -----
 
 func.func @not_warp_multiple() {
-  // expected-error @below {{'tile.kernel' op uses 100 threads per block; on sm_90a use a multiple of the warp size 32}}
   tile.kernel (%bx) in (1) threads(100) cluster(1) {
+    %a = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op splits its work over whole warps, but the kernel's 100 threads per block are not a multiple of sm_90a's warp size 32}}
+    tile.gemm %a, %a, %c : memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf16, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
   }
   return
 }
@@ -493,8 +532,11 @@ func.func @too_many_threads() {
 
 // A multiple of NVIDIA's warp size is not one of AMD's wavefront size.
 func.func @not_wavefront_multiple() {
-  // expected-error @below {{'tile.kernel' op uses 96 threads per block; on gfx942 use a multiple of the warp size 64}}
   tile.kernel (%bx) in (1) threads(96) {
+    %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
+    %r = tile.alloc_fragment : memref<16xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.reduce' op splits its work over whole warps, but the kernel's 96 threads per block are not a multiple of gfx942's warp size 64}}
+    tile.reduce sum %c into %r dim = 1 : memref<16x16xf32, #tile.scope<fragment>> into memref<16xf32, #tile.scope<fragment>>
   }
   return
 }
