@@ -47,7 +47,9 @@ def compile_error(tmp_path, ptxas_body, size, tiles, stages):
     ptxas.write_text("#!/bin/sh\n" + ptxas_body + f"exec {CUDA / 'bin' / 'ptxas'} \"$@\"\n")
     ptxas.chmod(0o755)
     program = PROGRAM.format(gpu_dir=str(KERNELS.parent), size=size, tiles=tiles, stages=stages)
-    env = dict(os.environ, CUDA_ROOT=str(root), TILEMLIR_CACHE_DIR=str(tmp_path / "cache"))
+    # $CUDA_HOME is the first place tilemlir looks for ptxas (_cuda_toolkit).
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_PATH", "CUDA_ROOT")}
+    env.update(CUDA_HOME=str(root), TILEMLIR_CACHE_DIR=str(tmp_path / "cache"))
     run = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                          env=env, timeout=300)
     assert run.returncode == 3, run.stdout + run.stderr
