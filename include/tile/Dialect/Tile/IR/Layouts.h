@@ -18,6 +18,10 @@ struct WarpPartition {
   int64_t warpsM, warpsN;
   int64_t repeats = 1;
 };
+/// The warp partition that a gemm's #tile.mma holds.
+inline WarpPartition getMmaPartition(MmaAttr mma) {
+  return WarpPartition{mma.getWarpsM(), mma.getWarpsN(), mma.getRepeats()};
+}
 std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
                                               int64_t warps,
                                               GemmWarpPolicy policy,

@@ -19,6 +19,14 @@
 
 namespace mlir::tile {
 
+class TargetInfo;
+
+/// The register layout tile-infer-layouts gives each fragment of `kernel`
+/// (gemm accumulators as their #tile.mma partitions them), without writing
+/// it; failure (reported) where anchors conflict or a gemm has no layout.
+FailureOr<DenseMap<Value, FragmentLayoutAttr>>
+inferFragmentLayouts(KernelOp kernel, const TargetInfo &target);
+
 #define GEN_PASS_DECL
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
 

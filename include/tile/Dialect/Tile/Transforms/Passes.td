@@ -185,4 +185,37 @@ def TileApplyPassConfigs : Pass<"tile-apply-pass-configs", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
+  let summary = "Choose the tensor-core instruction, its shape and the warp "
+                "partition of every gemm";
+  let description = [{
+    Decides once, for each `tile.gemm` and `tile.gemm_sp` of a GPU target,
+    how it runs, and records it as the gemm's `mma` attribute, a
+    `#tile.mma<kind, mMnNkK, warps = [wm, wn][, repeats = r]>` that every
+    later step reads instead of deciding again: `tile-infer-layouts` takes
+    the accumulator layout from its warp partition, `tile-lower-ops` pipelines
+    a loop with TMA exactly where its gemms ask for `wgmma`, and lowers each
+    gemm to the instruction and shape recorded. Those steps report a gemm
+    without the attribute.
+
+    The target answers (`TargetInfo::selectMma` and `settleMma`). On NVIDIA
+    GPUs: sm_90a gives a gemm with an f32 accumulator the wgmma partition
+    (one warpgroup per 64 rows, or per 128 rows with the default policy and
+    operands of whole 128-byte rows) and keeps `wgmma` where a
+    `tile.pipelined` loop's global -> shared copies can all be TMA loads
+    and every gemm reading them can run as wgmma (B, and A unless it comes
+    from registers in the accumulator layout of an M x K wgmma, loaded by
+    TMA); the fragment layouts that question needs are those
+    `tile-infer-layouts` will choose. Every other gemm runs as `mma_sync`
+    m16n8kK (K = 256 / bits of A) on the warp partition of its policy, or on
+    the wgmma partition where it has it. A gemm no instruction fits, and an
+    fp8 gemm that cannot run as wgmma, is reported. On the CPU the pass
+    changes nothing; gfx942 has no choice to make yet (MFMA later).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
+           "Target whose instructions to choose: cpu, sm_80, sm_90a or gfx942">
+  ];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD
