@@ -53,7 +53,9 @@ LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel,
                                 int sm);
 
 /// The shared-memory bytes a prepared kernel needs.
-inline StringRef getSharedBytesAttrName() { return "tile.shared_bytes"; }
+inline StringRef getSharedBytesAttrName() {
+  return TileDialect::SharedBytesAttrHelper::getNameStr();
+}
 
 } // namespace mlir::tile
 

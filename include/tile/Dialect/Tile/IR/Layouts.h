@@ -81,7 +81,9 @@ FragmentLayoutAttr getCyclicLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 
 /// Name of the discardable attribute that carries a buffer's inferred
 /// layout (on tile.alloc_fragment).
-inline StringRef getLayoutAttrName() { return "tile.layout"; }
+inline StringRef getLayoutAttrName() {
+  return TileDialect::LayoutAttrHelper::getNameStr();
+}
 
 } // namespace mlir::tile
 
