@@ -18,6 +18,10 @@
 
 namespace mlir::tile {
 
+/// The target of the passes' `target` option when none is given (the same
+/// for every pass, and the tile-to-nvvm pipeline's default chip).
+inline StringRef getDefaultTargetName() { return "sm_90a"; }
+
 class TargetInfo {
 public:
   virtual ~TargetInfo();

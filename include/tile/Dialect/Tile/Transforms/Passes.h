@@ -5,6 +5,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,8 +19,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::tile {
-
-class TargetInfo;
 
 /// The register layout tile-infer-layouts gives each fragment of `kernel`
 /// (gemm accumulators as their #tile.mma partitions them), without writing

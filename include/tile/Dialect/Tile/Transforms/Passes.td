@@ -5,6 +5,13 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The `target` option of every pass that asks the target: one default for
+// all (getDefaultTargetName, include/tile/Target/TargetInfo.h).
+class Tile_TargetOption<string what>
+    : Option<"target", "target", "std::string",
+             /*default=*/"::mlir::tile::getDefaultTargetName().str()",
+             what # ": cpu, sm_80, sm_90a or gfx942 (default sm_90a)">;
+
 def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let summary = "Check that every tile op is legal on the chosen target";
   let description = [{
@@ -24,8 +31,7 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
     would fail without a location or grow with an absurd size.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "Target to check against: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to check against">
   ];
   let dependentDialects = [];
 }
@@ -89,8 +95,7 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
     CPU, fragments need no layout and the pass changes nothing.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
-           "Target whose layouts to use: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target whose layouts to use">
   ];
 }
 
@@ -107,8 +112,7 @@ def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
     cannot lower is reported at its location.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to lower for">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -128,8 +132,7 @@ def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
     dynamically), with the buffers in the default memory space. Runs after `tile-lower-ops`.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to lower for">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -213,8 +216,7 @@ def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
     changes nothing; gfx942 has no choice to make yet (MFMA later).
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
-           "Target whose instructions to choose: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target whose instructions to choose">
   ];
 }
 
