@@ -225,8 +225,8 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
       // A TMA descriptor (tile.tma = {param, box, swizzle[, store]}): the
       // launcher builds it from the tensor argument `param` (which the
       // kernel writes through it, with store).
-      if (auto tma = func.getArgAttrOfType<DictionaryAttr>(arg.getArgNumber(),
-                                                           "tile.tma")) {
+      if (auto tma = func.getArgAttrOfType<DictionaryAttr>(
+              arg.getArgNumber(), TileDialect::TmaAttrHelper::getNameStr())) {
         auto param = tma.getAs<IntegerAttr>("param");
         auto box = tma.getAs<DenseI64ArrayAttr>("box");
         auto swizzle = tma.getAs<IntegerAttr>("swizzle");

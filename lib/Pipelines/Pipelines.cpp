@@ -52,6 +52,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
+  pm.addPass(createTileSelectMma(TileSelectMmaOptions{target}));
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));

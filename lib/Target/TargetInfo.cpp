@@ -118,6 +118,18 @@ public:
   }
   FragmentLayoutAttr getAccumulatorLayout(Operation *op,
                                           std::string &why) const override {
+    MmaAttr mma = isa<GemmOp>(op) ? cast<GemmOp>(op).getMmaAttr()
+                                  : cast<GemmSpOp>(op).getMmaAttr();
+    if (!mma) {
+      why = "has no #tile.mma instruction choice; run tile-select-mma first";
+      return nullptr;
+    }
+    auto c = cast<MemRefType>(op->getOperand(op->getNumOperands() - 1).getType());
+    return getMmaSyncAccumulatorLayout(
+        op->getContext(), c.getDimSize(0), c.getDimSize(1),
+        op->getParentOfType<KernelOp>().getThreads(), getMmaPartition(mma));
+  }
+  FailureOr<MmaAttr> selectMma(Operation *op) const override {
     // tile.gemm_sp runs as a dense gemm on its expanded A.
     Type a, c;
     int64_t m, n, k;
@@ -136,12 +148,14 @@ public:
       k = 2 * sparse.getA().getType().getDimSize(1);
       policy = sparse.getPolicy();
     }
+    MLIRContext *ctx = op->getContext();
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();
     // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile,
     // or per 128 rows (two wgmmas a warpgroup) with the default policy and
     // operands whose rows are whole 128-byte panels, which TMA can load for
     // wgmma (a policy that asks for a warp split keeps it; operands that
     // stay off TMA run as mma.sync, on the most balanced warp tiles).
+    // settleMma keeps wgmma only where a TMA pipeline feeds it.
     auto panelRows = [](Value operand) {
       auto type = cast<MemRefType>(operand.getType());
       return type.getRank() == 2 &&
@@ -158,15 +172,21 @@ public:
            (policy == GemmWarpPolicy::Square &&
             panelRows(cast<GemmOp>(op).getA()) &&
             panelRows(cast<GemmOp>(op).getB()))))
-        return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads,
-                                           *part);
+        return MmaAttr::get(ctx, MmaKind::Wgmma, 64, n, getWgmmaK(a),
+                            part->warpsM, part->warpsN, part->repeats);
+    // Only gemms whose accumulator is a fragment need an instruction here
+    // (others are refused by the lowering).
+    bool report = op->getOperand(op->getNumOperands() - 1)
+                      .getDefiningOp<AllocFragmentOp>() != nullptr;
     if (isNvFp8(a)) {
-      why = "has fp8 inputs, which run as wgmma on sm_90a only: the block "
-            "needs one warpgroup (128 threads) per 64 rows of the " +
-            std::to_string(m) + "x" + std::to_string(n) +
-            " tile, N a multiple of 8 up to 256, K a multiple of 32 and an "
-            "f32 accumulator";
-      return nullptr;
+      if (!report)
+        return MmaAttr();
+      return op->emitOpError()
+             << "has fp8 inputs, which run as wgmma on sm_90a only: the "
+                "block needs one warpgroup (128 threads) per 64 rows of the "
+             << m << "x" << n
+             << " tile, N a multiple of 8 up to 256, K a multiple of 32 and "
+                "an f32 accumulator";
     }
     // Dense gemms also take i8 x i8 -> i32 (mma.sync m16n8k32) and
     // f32 x f32 -> f32 (tf32, m16n8k8).
@@ -174,27 +194,36 @@ public:
     bool int8 = dense && a.isInteger(8) && c.isInteger(32);
     bool tf32 = dense && a.isF32() && c.isF32();
     if (!((a.isF16() || a.isBF16()) && c.isF32()) && !int8 && !tf32) {
-      why = "is lowered to mma.sync on " + name.str() +
-            ", which takes f16 or bf16 inputs with an f32 accumulator" +
-            (dense ? ", i8 inputs with an i32 accumulator or f32 inputs (as "
-                     "tf32),"
-                   : " (sparse gemms)") +
-            " in this version (fp8 needs sm_90a and a TMA pipeline)";
-      return nullptr;
+      if (!report)
+        return MmaAttr();
+      return op->emitOpError()
+             << "is lowered to mma.sync on " << name
+             << ", which takes f16 or bf16 inputs with an f32 accumulator"
+             << (dense ? ", i8 inputs with an i32 accumulator or f32 inputs "
+                         "(as tf32),"
+                       : " (sparse gemms)")
+             << " in this version (fp8 needs sm_90a and a TMA pipeline)";
     }
     int64_t kAtom = int8 ? 32 : tf32 ? 8 : 16;
     std::optional<WarpPartition> part =
         getWarpPartition(m, n, threads / 32, policy, 16, 8);
     if (!part || k % kAtom != 0) {
-      why = "cannot split its " + std::to_string(m) + "x" + std::to_string(n) +
-            "x" + std::to_string(k) + " tile over " +
-            std::to_string(threads / 32) + " warps in 16x8x" +
-            std::to_string(kAtom) +
-            " mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, "
-            "K of " + std::to_string(kAtom) + ")";
-      return nullptr;
+      if (!report)
+        return MmaAttr();
+      return op->emitOpError()
+             << "cannot split its " << m << "x" << n << "x" << k
+             << " tile over " << threads / 32 << " warps in 16x8x" << kAtom
+             << " mma.sync atoms (M must be a multiple of 16 and N of 8 per "
+                "warp, K of "
+             << kAtom << ")";
     }
-    return getMmaSyncAccumulatorLayout(op->getContext(), m, n, threads, *part);
+    return MmaAttr::get(ctx, MmaKind::MmaSync, 16, 8, kAtom, part->warpsM,
+                        part->warpsN, part->repeats);
+  }
+  LogicalResult
+  settleMma(KernelOp kernel,
+            function_ref<FragmentLayoutAttr(Value)> layoutOf) const override {
+    return settleMmaForNVVM(kernel, sm, layoutOf);
   }
   LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                 KernelOp kernel) const override {
@@ -205,7 +234,7 @@ public:
     return prepareReducersForNVVM(rewriter, kernel);
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
-    populateTileToNVVMOpPatterns(patterns, sm);
+    populateTileToNVVMOpPatterns(patterns);
     populateReducerToNVVMPatterns(patterns);
   }
   LogicalResult finishLowerOps(RewriterBase &rewriter,

@@ -3,6 +3,8 @@
 #ifndef TILE_PIPELINES_PIPELINES_H
 #define TILE_PIPELINES_PIPELINES_H
 
+#include "tile/Target/TargetInfo.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
 
@@ -17,7 +19,8 @@ struct TileToNVVMPipelineOptions
     : public PassPipelineOptions<TileToNVVMPipelineOptions> {
   PassOptions::Option<std::string> chip{*this, "chip",
                                         llvm::cl::desc("GPU: sm_80 or sm_90a"),
-                                        llvm::cl::init("sm_90a")};
+                                        llvm::cl::init(
+                                            getDefaultTargetName().str())};
   PassOptions::Option<std::string> features{*this, "features",
                                             llvm::cl::desc("PTX features"),
                                             llvm::cl::init("+ptx80")};

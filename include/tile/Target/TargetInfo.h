@@ -18,6 +18,10 @@
 
 namespace mlir::tile {
 
+/// The target of the passes' `target` option when none is given (the same
+/// for every pass, and the tile-to-nvvm pipeline's default chip).
+inline StringRef getDefaultTargetName() { return "sm_90a"; }
+
 class TargetInfo {
 public:
   virtual ~TargetInfo();
@@ -68,11 +72,32 @@ public:
   virtual StringRef describeGemmTypes() const = 0;
 
   /// The register layout of the accumulator of `gemm` (a tile.gemm or
-  /// tile.gemm_sp) on this target, or null with the reason in `why` (an
-  /// empty reason: the target keeps fragments without a layout, as the CPU).
+  /// tile.gemm_sp) on this target, as its #tile.mma (tile-select-mma)
+  /// partitions it, or null with the reason in `why` (an empty reason: the
+  /// target keeps fragments without a layout, as the CPU).
   virtual FragmentLayoutAttr getAccumulatorLayout(Operation *gemm,
                                                   std::string &why) const {
     return nullptr;
+  }
+
+  /// tile-select-mma, first step: the #tile.mma of `gemm` (a tile.gemm or
+  /// tile.gemm_sp) from its shape, types, policy and the block's warps: the
+  /// warp partition, and the instruction that shape asks for, which
+  /// settleMma may still change. Null where the target has no tensor-core
+  /// choice (CPU); failure (reported) where no instruction fits.
+  virtual FailureOr<MmaAttr> selectMma(Operation *gemm) const {
+    return MmaAttr();
+  }
+  /// tile-select-mma, second step, once every gemm of `kernel` has its
+  /// #tile.mma: settles the instructions that depend on the gemm's
+  /// surroundings (sm_90a: wgmma only where a TMA pipeline loads its
+  /// operands), given the fragment layouts the choices lead to
+  /// (`layoutOf`, null for buffers that are not fragments). The warp
+  /// partitions stay.
+  virtual LogicalResult
+  settleMma(KernelOp kernel,
+            function_ref<FragmentLayoutAttr(Value)> layoutOf) const {
+    return success();
   }
 
   /// Runs on each kernel before / after the tile-lower-ops patterns (buffer

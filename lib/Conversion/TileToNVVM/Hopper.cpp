@@ -60,6 +60,8 @@
 
 #include "NVVMCommon.h"
 
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -172,15 +174,23 @@ Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
   return arith::AddIOp::create(b, loc, x, indexConst(b, loc, y));
 }
 
+/// True when `buffer` is a shared tile buffer: a tile.alloc_shared, or
+/// (once prepareKernelForNVVM placed it) its shared storage. What the TMA
+/// planning asks both before placement (tile-select-mma) and after.
+bool isSharedTile(Value buffer) {
+  if (getScope(cast<MemRefType>(buffer.getType())) != Scope::Shared)
+    return false;
+  return buffer.getDefiningOp<AllocSharedOp>() || getStorage(buffer);
+}
+
 /// The TMA load of `copy`, if TMA can perform it: ahead of `loop` (its
 /// offsets computable from the iteration), or, with no loop, once before
 /// the loop that reads it (offsets computable from the block ids).
 std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
                                  func::FuncOp func) {
-  std::optional<Storage> dst = getStorage(copy.getTarget());
   MemRefType dstType = copy.getTarget().getType();
   Type elt = dstType.getElementType();
-  if (!dst || dst->scope != Scope::Shared || copy.getPad() ||
+  if (!isSharedTile(copy.getTarget()) || copy.getPad() ||
       copy->hasAttr(kDisableTmaAttr) ||
       elt != copy.getSource().getType().getElementType() ||
       !elt.isIntOrFloat() ||
@@ -225,26 +235,31 @@ std::optional<TmaBox> asTmaStore(CopyOp copy, func::FuncOp func) {
                   copy.getTargetSizes(), fragType, func);
 }
 
+/// The register layout of a fragment buffer (null for other buffers).
+using LayoutOf = function_ref<FragmentLayoutAttr(Value)>;
+
 /// True when A of `gemm` can be wgmma's register operand: a 16-bit
 /// fragment in the accumulator layout of an M x K wgmma (flash attention's
 /// P), whose registers are the A fragments of m64k16 in every warp.
-bool wgmmaAFromRegisters(GemmOp gemm) {
-  std::optional<Storage> a = getStorage(gemm.getA());
+bool wgmmaAFromRegisters(GemmOp gemm, LayoutOf layoutOf) {
+  FragmentLayoutAttr a = layoutOf(gemm.getA());
   Type aElt = gemm.getA().getType().getElementType();
   int64_t threads = getThreads(gemm);
-  if (!a || a->scope != Scope::Fragment || gemm.getTransposeA() ||
-      !(aElt.isF16() || aElt.isBF16()) || gemm.getM() % 64 != 0 ||
-      threads / kWarpSize != gemm.getM() / 16)
+  if (!a || gemm.getTransposeA() || !(aElt.isF16() || aElt.isBF16()) ||
+      gemm.getM() % 64 != 0 || threads / kWarpSize != gemm.getM() / 16)
     return false;
-  return a->layout == getMmaSyncAccumulatorLayout(
-                          gemm.getContext(), gemm.getM(), gemm.getK(),
-                          threads, WarpPartition{gemm.getM() / 16, 1});
+  return a == getMmaSyncAccumulatorLayout(gemm.getContext(), gemm.getM(),
+                                          gemm.getK(), threads,
+                                          WarpPartition{gemm.getM() / 16, 1});
 }
 
 /// True when `gemm` can run as wgmma on TMA-loaded panel buffers (B, and A
-/// unless it comes from registers).
-bool runsAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers) {
-  if ((!tmaBuffers.contains(gemm.getA()) && !wgmmaAFromRegisters(gemm)) ||
+/// unless it comes from registers), its fragments laid out as `layoutOf`
+/// says (tile-select-mma decides with it).
+bool canRunAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers,
+                   LayoutOf layoutOf) {
+  if ((!tmaBuffers.contains(gemm.getA()) &&
+       !wgmmaAFromRegisters(gemm, layoutOf)) ||
       !tmaBuffers.contains(gemm.getB()))
     return false;
   Type aElt = gemm.getA().getType().getElementType();
@@ -256,9 +271,8 @@ bool runsAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers) {
   int64_t threads = getThreads(gemm);
   std::optional<WarpPartition> part =
       getWgmmaPartition(m, n, k, threads / kWarpSize, aElt);
-  std::optional<Storage> c = getStorage(gemm.getC());
-  if (!part || !c || c->scope != Scope::Fragment ||
-      c->layout != getMmaSyncAccumulatorLayout(gemm.getContext(), m, n,
+  if (!part || layoutOf(gemm.getC()) !=
+                   getMmaSyncAccumulatorLayout(gemm.getContext(), m, n,
                                                threads, *part))
     return false;
   int64_t bits = aElt.getIntOrFloatBitWidth();
@@ -1322,14 +1336,13 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   Type elt = op.getA().getType().getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   int64_t panel = kPanelBytes / eltBytes; // elements per panel row
-  int64_t kStep = getWgmmaK(elt);
+  MmaAttr mma = op.getMmaAttr();
+  int64_t kStep = mma.getK();
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
   int64_t regs = c.numRegisters;
   // Each warpgroup computes `repeats` blocks of 64 rows, one accumulator
   // struct (n / 2 registers) each.
-  int64_t repeats =
-      getWgmmaPartition(op.getM(), n, k, getThreads(op) / kWarpSize, elt)
-          ->repeats;
+  int64_t repeats = mma.getRepeats();
   int64_t blockRegs = regs / repeats;
 
   if (op.getClearAccum())
@@ -1444,6 +1457,8 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   waitForWgmma(rewriter, loc, c, op->hasAttr(kWgmmaPendingAttr) ? 1 : 0);
 }
 
+namespace {
+
 /// Registers ptxas needs for one wgmma beyond its accumulator and its A
 /// fragment (descriptors, addresses, the loop's state): measured with ptxas
 /// 13.0 on m64nNk16 (f16, bf16) and m64nNk32 (fp8) wgmmas, N 64 to 256, A
@@ -1504,19 +1519,31 @@ LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
   return success();
 }
 
-FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
-                                      int64_t &sharedBytes,
-                                      int64_t sharedLimit) {
+/// What a TMA pipeline of a loop loads, and the gemms it feeds.
+struct TmaLoopPlan {
+  SmallVector<TmaLoad> loads, resident;
+  llvm::DenseSet<Value> buffers; // the shared buffers TMA fills
+  SmallVector<GemmOp> wgmmas;
+};
+
+/// The TMA pipeline `loop` can have, or std::nullopt: every global ->
+/// shared copy of the body must be a TMA load, and every reader of their
+/// buffers a gemm that runs as wgmma (`runsAsWgmma`, given the buffers TMA
+/// fills). Changes nothing; works on tile IR before and after
+/// prepareKernelForNVVM placed the buffers.
+std::optional<TmaLoopPlan>
+planTmaLoop(PipelinedOp loop,
+            function_ref<bool(GemmOp, const llvm::DenseSet<Value> &)>
+                runsAsWgmma) {
   int64_t numStages = loop.getNumStages();
   if (numStages < 2 || numStages > 32)
-    return false;
+    return std::nullopt;
   auto func = loop->getParentOfType<func::FuncOp>();
   if (!func)
-    return false;
-  // Every global -> shared copy of the body must be a TMA load, and every
-  // reader of their buffers a gemm that runs as wgmma.
-  SmallVector<TmaLoad> loads;
-  llvm::DenseSet<Value> buffers;
+    return std::nullopt;
+  TmaLoopPlan plan;
+  SmallVector<TmaLoad> &loads = plan.loads;
+  llvm::DenseSet<Value> &buffers = plan.buffers;
   SmallVector<GemmOp> gemms;
   for (Operation &op : loop.getBodyBlock().without_terminator()) {
     if (auto gemm = dyn_cast<GemmOp>(op))
@@ -1524,26 +1551,24 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
     auto copy = dyn_cast<CopyOp>(op);
     if (!copy || !isGlobal(copy.getSource().getType()))
       continue;
-    std::optional<Storage> dst = getStorage(copy.getTarget());
-    if (!dst || dst->scope != Scope::Shared)
+    if (!isSharedTile(copy.getTarget()))
       continue;
     std::optional<TmaLoad> load = asTmaLoad(copy, loop, func);
     if (!load || buffers.contains(copy.getTarget()))
-      return false;
+      return std::nullopt;
     loads.push_back(*load);
     buffers.insert(copy.getTarget());
   }
   if (loads.empty() || gemms.empty())
-    return false;
+    return std::nullopt;
   // Gemm operands loaded once before the loop (flash attention's Q): a
   // shared buffer that one TMA-able copy fills before the loop, in the
   // loop's block, and only gemms of the loop read.
-  SmallVector<TmaLoad> resident;
   for (GemmOp gemm : gemms)
     for (Value operand : {gemm.getA(), gemm.getB()}) {
       std::optional<Storage> st = getStorage(operand);
-      if (buffers.contains(operand) || !st || st->scope != Scope::Shared ||
-          st->panelRows)
+      if (buffers.contains(operand) || !isSharedTile(operand) ||
+          (st && st->panelRows))
         continue;
       CopyOp writer;
       bool onlyGemms = true;
@@ -1563,17 +1588,16 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
         continue;
       if (std::optional<TmaLoad> load =
               asTmaLoad(writer, PipelinedOp(), func)) {
-        resident.push_back(*load);
+        plan.resident.push_back(*load);
         buffers.insert(operand);
       }
     }
-  SmallVector<GemmOp> wgmmas;
   for (GemmOp gemm : gemms) {
     if (!buffers.contains(gemm.getA()) && !buffers.contains(gemm.getB()))
       continue;
     if (!runsAsWgmma(gemm, buffers))
-      return false;
-    wgmmas.push_back(gemm);
+      return std::nullopt;
+    plan.wgmmas.push_back(gemm);
   }
   for (TmaLoad &load : loads)
     for (Operation *user : load.copy.getTarget().getUsers()) {
@@ -1582,8 +1606,34 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
       auto gemm = dyn_cast<GemmOp>(user);
       if (!gemm || gemm->getParentOp() != loop.getOperation() ||
           gemm.getC() == load.copy.getTarget())
-        return false;
+        return std::nullopt;
     }
+  return plan;
+}
+
+} // namespace
+
+
+FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
+                                      int64_t &sharedBytes,
+                                      int64_t sharedLimit) {
+  // The loop tile-select-mma found: its gemms that read what TMA loads ask
+  // for wgmma (#tile.mma).
+  std::optional<TmaLoopPlan> plan = planTmaLoop(
+      loop, [](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
+        MmaAttr mma = gemm.getMmaAttr();
+        return mma && mma.getKind() == MmaKind::Wgmma &&
+               buffers.contains(gemm.getB()) &&
+               (buffers.contains(gemm.getA()) ||
+                getScope(gemm.getA().getType()) == Scope::Fragment);
+      });
+  if (!plan)
+    return false;
+  int64_t numStages = loop.getNumStages();
+  auto func = loop->getParentOfType<func::FuncOp>();
+  SmallVector<TmaLoad> &loads = plan->loads;
+  SmallVector<TmaLoad> &resident = plan->resident;
+  SmallVector<GemmOp> &wgmmas = plan->wgmmas;
 
   // A GEMM loop (one wgmma, whose accumulator nothing else in the loop
   // reads) leaves each iteration's wgmmas in flight until the next one's
@@ -1962,4 +2012,55 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
 
   addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);
   return true;
+}
+
+LogicalResult mlir::tile::settleMmaForNVVM(
+    KernelOp kernel, int sm, function_ref<FragmentLayoutAttr(Value)> layoutOf) {
+  // The gemms a TMA pipeline will feed, loop by loop as
+  // prepareKernelForNVVM pipelines them.
+  llvm::DenseSet<Operation *> fed;
+  if (sm >= 90)
+    kernel.walk([&](PipelinedOp loop) {
+      std::optional<TmaLoopPlan> plan = planTmaLoop(
+          loop, [&](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
+            return canRunAsWgmma(gemm, buffers, layoutOf);
+          });
+      if (plan)
+        for (GemmOp gemm : plan->wgmmas)
+          fed.insert(gemm);
+    });
+  bool ok = true;
+  kernel.walk([&](GemmOp gemm) {
+    MmaAttr mma = gemm.getMmaAttr();
+    Type aElt = gemm.getA().getType().getElementType();
+    MLIRContext *ctx = gemm.getContext();
+    if (fed.contains(gemm)) {
+      // (canRunAsWgmma found the accumulator in the wgmma partition's
+      // layout.)
+      WarpPartition part = *getWgmmaPartition(
+          gemm.getM(), gemm.getN(), gemm.getK(), getThreads(gemm) / kWarpSize,
+          aElt);
+      gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::Wgmma, 64, gemm.getN(),
+                                   getWgmmaK(aElt), part.warpsM, part.warpsN,
+                                   part.repeats));
+      return;
+    }
+    if (!mma || mma.getKind() != MmaKind::Wgmma)
+      return;
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElt)) {
+      gemm.emitOpError()
+          << "has fp8 inputs, which run only as wgmma on operands that a "
+             "pipelined loop loads with TMA (T.Pipelined copies of whole "
+             "shared tiles, A not transposed and B transposed)";
+      ok = false;
+      return;
+    }
+    // mma.sync on the same warp partition (the accumulator keeps its
+    // layout).
+    gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::MmaSync, 16, 8,
+                                 256 / aElt.getIntOrFloatBitWidth(),
+                                 mma.getWarpsM(), mma.getWarpsN(),
+                                 mma.getRepeats()));
+  });
+  return success(ok);
 }

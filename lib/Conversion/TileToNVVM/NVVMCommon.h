@@ -23,25 +23,33 @@
 
 namespace mlir::tile::nvvm {
 
-constexpr StringLiteral kLoweredAttr = "tile.lowered";
-constexpr StringLiteral kSwizzleAttr = "tile.swizzle_chunks";
-constexpr StringLiteral kScratchAttr = "tile.scratch_offset";
+// The tile.* attributes the lowering's steps exchange, declared (and
+// verified) in TileDialect.td.
+constexpr StringLiteral kLoweredAttr = TileDialect::LoweredAttrHelper::getNameStr();
+constexpr StringLiteral kSwizzleAttr =
+    TileDialect::SwizzleChunksAttrHelper::getNameStr();
+constexpr StringLiteral kScratchAttr =
+    TileDialect::ScratchOffsetAttrHelper::getNameStr();
 /// On a stage view of a TMA pipeline: the rows of the buffer, stored as
 /// 128-byte-swizzled panels (see Storage::panelRows).
-constexpr StringLiteral kPanelRowsAttr = "tile.tma_panel_rows";
+constexpr StringLiteral kPanelRowsAttr =
+    TileDialect::TmaPanelRowsAttrHelper::getNameStr();
 /// On a tile.gemm inside a TMA pipeline: leave its wgmma group in flight
 /// (wgmma.wait_group 1); the pipeline waits for it after the loop.
-constexpr StringLiteral kWgmmaPendingAttr = "tile.wgmma_pending";
+constexpr StringLiteral kWgmmaPendingAttr =
+    TileDialect::WgmmaPendingAttrHelper::getNameStr();
 /// On a tile.kernel whose block got a producer warpgroup: its thread count
 /// (launched after the kernel's `threads`).
-constexpr StringLiteral kProducerThreadsAttr = "tile.producer_threads";
+constexpr StringLiteral kProducerThreadsAttr =
+    TileDialect::ProducerThreadsAttrHelper::getNameStr();
 /// On the scf.if that runs the kernel's own code in the consumer threads
 /// of such a block: how many there are (their barriers are named barriers
 /// of that many threads).
-constexpr StringLiteral kConsumerThreadsAttr = "tile.consumer_threads";
+constexpr StringLiteral kConsumerThreadsAttr =
+    TileDialect::ConsumerThreadsAttrHelper::getNameStr();
 /// On the function argument that carries a TMA descriptor (a CUtensorMap
 /// the launcher builds): {param, box, swizzle}.
-constexpr StringLiteral kTmaArgAttr = "tile.tma";
+constexpr StringLiteral kTmaArgAttr = TileDialect::TmaAttrHelper::getNameStr();
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpgroupSize = 128;

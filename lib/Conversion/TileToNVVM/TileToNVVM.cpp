@@ -1157,24 +1157,6 @@ void emitMmaGemm(PatternRewriter &rewriter, Location loc, const MmaGemm &mma) {
   }
 }
 
-/// The warp partition of a gemm that runs as mma.sync, given its
-/// accumulator: sm_90a keeps the wgmma partition (tile-infer-layouts chose
-/// it) where the accumulator has that layout.
-std::optional<WarpPartition> mmaPartition(GemmOp op, const Storage &c,
-                                          int sm) {
-  int64_t m = op.getM(), n = op.getN(), k = op.getK();
-  int64_t threads = getThreads(op);
-  Type aElt = op.getA().getType().getElementType();
-  std::optional<WarpPartition> part;
-  if (sm >= 90)
-    part = getWgmmaPartition(m, n, k, threads / nvvm::kWarpSize, aElt);
-  if (!part || c.layout != getMmaSyncAccumulatorLayout(op.getContext(), m, n,
-                                                       threads, *part))
-    part = getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(),
-                            16, 8);
-  return part;
-}
-
 /// Whether the mma.sync operand A comes straight from registers: a 16-bit
 /// fragment in the accumulator layout of an M x K gemm whose warps hold
 /// whole rows, as `part` splits the rows (flash attention's P = softmax(S)
@@ -1189,8 +1171,10 @@ bool mmaAFromRegisters(GemmOp op, const Storage &a, WarpPartition part) {
                                                  {part.warpsM, 1});
 }
 
+/// tile.gemm as its #tile.mma (tile-select-mma) asks: wgmma on the panel
+/// buffers of a TMA pipeline, or mma.sync on its warp partition.
 struct GemmLowering : public OpRewritePattern<GemmOp> {
-  GemmLowering(MLIRContext *ctx, int sm) : OpRewritePattern(ctx), sm(sm) {}
+  using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(GemmOp op,
                                 PatternRewriter &rewriter) const override {
@@ -1209,8 +1193,13 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
       return castOp && castOp->hasAttr(kScratchAttr);
     };
-    std::optional<WarpPartition> part = mmaPartition(op, *c, sm);
-    bool aInRegisters = part && mmaAFromRegisters(op, *a, *part);
+    MmaAttr mma = op.getMmaAttr();
+    if (!mma)
+      return op.emitOpError()
+             << "has no #tile.mma instruction choice; run tile-select-mma "
+                "before tile-lower-ops";
+    WarpPartition part = getMmaPartition(mma);
+    bool aInRegisters = mmaAFromRegisters(op, *a, part);
     if (a->scope == Scope::Local || b->scope == Scope::Local ||
         (a->scope == Scope::Fragment && !aInRegisters &&
          !hasScratch(op.getA())) ||
@@ -1223,22 +1212,24 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
       return rewriter.notifyMatchFailure(op, "element types");
     int64_t m = op.getM(), n = op.getN(), k = op.getK();
     int64_t threads = getThreads(op);
-    // Operands that a TMA pipeline stored as swizzled panels (A possibly
-    // in registers): wgmma.
-    if (b->panelRows && (a->panelRows || a->scope == Scope::Fragment)) {
+    // wgmma reads the operands that the TMA pipeline stored as swizzled
+    // panels (A possibly from registers).
+    if (mma.getKind() == MmaKind::Wgmma) {
+      if (!b->panelRows ||
+          !(a->panelRows || (aInRegisters && mma.getRepeats() == 1)))
+        return op.emitOpError()
+               << "has " << mma
+               << ", but its operands are not the panel buffers of a TMA "
+                  "pipeline (B, and A unless it comes from registers in the "
+                  "accumulator layout of an M x K wgmma)";
       emitWgmmaGemm(rewriter, op, *a, *b, *c);
       rewriter.eraseOp(op);
       return success();
     }
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElt))
-      return op.emitOpError()
-             << "has fp8 inputs, which run only as wgmma on operands that a "
-                "pipelined loop loads with TMA (T.Pipelined copies of whole "
-                "shared tiles, A not transposed and B transposed)";
-    if (!part || k % (256 / aElt.getIntOrFloatBitWidth()) != 0)
+    if (k % mma.getK() != 0)
       return rewriter.notifyMatchFailure(op, "shape");
     if (c->layout !=
-        getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
+        getMmaSyncAccumulatorLayout(getContext(), m, n, threads, part))
       return rewriter.notifyMatchFailure(op, "accumulator layout");
 
     // Operands in fragments are read through their shared scratch copy,
@@ -1252,15 +1243,12 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
 
     emitMmaGemm(rewriter, loc,
                 MmaGemm{*a, *b, *c, m, n, k, op.getTransposeA(),
-                        op.getTransposeB(), op.getClearAccum(), *part, aElt,
+                        op.getTransposeB(), op.getClearAccum(), part, aElt,
                         cElt, op.getA().getType().getShape()[1],
                         op.getB().getType().getShape()[1], aInRegisters});
     rewriter.eraseOp(op);
     return success();
   }
-
-private:
-  int sm;
 };
 
 /// tile.gemm_sp: the block expands the 2:4 compressed A (values M x K/2,
@@ -1290,11 +1278,15 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     int64_t m = aType.getDimSize(0), half = aType.getDimSize(1), k = 2 * half;
     int64_t n = op.getC().getType().getDimSize(1);
     int64_t threads = getThreads(op);
-    std::optional<WarpPartition> part =
-        getWarpPartition(m, n, threads / nvvm::kWarpSize, op.getPolicy(), 16, 8);
-    if (!part || k % 16 != 0 ||
+    MmaAttr mma = op.getMmaAttr();
+    if (!mma)
+      return op.emitOpError()
+             << "has no #tile.mma instruction choice; run tile-select-mma "
+                "before tile-lower-ops";
+    WarpPartition part = getMmaPartition(mma);
+    if (k % 16 != 0 ||
         c->layout !=
-            getMmaSyncAccumulatorLayout(getContext(), m, n, threads, *part))
+            getMmaSyncAccumulatorLayout(getContext(), m, n, threads, part))
       return rewriter.notifyMatchFailure(op, "shape or accumulator layout");
 
     Value dense = sharedView(rewriter, loc, {m, k}, aElt,
@@ -1361,7 +1353,7 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     emitMmaGemm(rewriter, loc,
                 MmaGemm{denseStorage, *b, *c, m,
                         n, k, /*transposeA=*/false, op.getTransposeB(),
-                        op.getClearAccum(), *part, aElt, cElt, k,
+                        op.getClearAccum(), part, aElt, cElt, k,
                         op.getB().getType().getShape()[1]});
     rewriter.eraseOp(op);
     return success();
@@ -2570,10 +2562,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
         needScratch.insert(copy.getSource());
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
       std::optional<Storage> a = getStorage(gemm.getA());
-      std::optional<Storage> c = getStorage(gemm.getC());
-      std::optional<WarpPartition> part =
-          a && c ? mmaPartition(gemm, *c, sm) : std::nullopt;
-      if (!part || !mmaAFromRegisters(gemm, *a, *part))
+      MmaAttr mma = gemm.getMmaAttr();
+      if (!a || !mma || !mmaAFromRegisters(gemm, *a, getMmaPartition(mma)))
         needScratch.insert(gemm.getA());
       needScratch.insert(gemm.getB());
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
@@ -2653,13 +2643,12 @@ struct FastExpLowering : public OpRewritePattern<MathOpT> {
 
 } // namespace
 
-void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns,
-                                              int sm) {
+void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
   patterns.add<FillLowering, ClearLowering, CopyLowering, GemmSpLowering,
                ParallelLowering, ReduceLowering, FastExpLowering<math::Exp2Op>,
                FastExpLowering<math::ExpOp>>(ctx);
-  patterns.add<GemmLowering>(ctx, sm);
+  patterns.add<GemmLowering>(ctx);
   // Loops that tile-lower-kernel did not pipeline with cp.async run their
   // copies to completion (with barriers) before the compute; shared buffers
   // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.

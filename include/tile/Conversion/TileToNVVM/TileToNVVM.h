@@ -3,7 +3,8 @@
 // A block is a CUDA thread block of `threads` threads. Shared buffers live
 // in dynamic shared memory, fragments in the registers of the threads that
 // their layout (tile-infer-layouts) gives them to, gemm runs on mma.sync
-// (sm_80) or on wgmma fed by TMA (sm_90a, `sm` >= 90).
+// (sm_80) or on wgmma fed by TMA (sm_90a, `sm` >= 90), as tile-select-mma
+// chose.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +31,18 @@ LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                    int sm, int64_t sharedLimit,
                                    int64_t registerLimit);
 
-/// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs.
-void populateTileToNVVMOpPatterns(RewritePatternSet &patterns, int sm);
+/// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs
+/// (gemms as their #tile.mma asks).
+void populateTileToNVVMOpPatterns(RewritePatternSet &patterns);
+
+/// tile-select-mma for NVIDIA GPUs (TargetInfo::settleMma): a gemm whose
+/// #tile.mma asks for wgmma keeps it where a TMA pipeline on sm >= 90 will
+/// load its operands (the loop's every global -> shared copy a TMA load,
+/// every gemm reading them able to run as wgmma, judged with the fragment
+/// layouts `layoutOf` gives), and runs as mma.sync on the same warp
+/// partition elsewhere; fp8 gemms that stay off wgmma are reported.
+LogicalResult settleMmaForNVVM(KernelOp kernel, int sm,
+                               function_ref<FragmentLayoutAttr(Value)> layoutOf);
 
 /// Checks that nothing still needs the tile view of a buffer and drops it.
 LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
@@ -50,7 +61,9 @@ LogicalResult prepareReducersForNVVM(RewriterBase &rewriter, KernelOp kernel);
 void populateReducerToNVVMPatterns(RewritePatternSet &patterns);
 
 /// The shared-memory bytes a prepared kernel needs.
-inline StringRef getSharedBytesAttrName() { return "tile.shared_bytes"; }
+inline StringRef getSharedBytesAttrName() {
+  return TileDialect::SharedBytesAttrHelper::getNameStr();
+}
 
 } // namespace mlir::tile
 

@@ -10,6 +10,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -728,6 +729,46 @@ static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
   return success();
 }
 
+/// The #tile.mma of a gemm (M x N x K, A of `aElt`), if it has one: the
+/// instruction's shape and the warp partition must tile the gemm over the
+/// kernel's warps.
+static LogicalResult verifyMmaChoice(Operation *op, MmaAttr mma, int64_t m,
+                                     int64_t n, int64_t k, Type aElt) {
+  if (!mma)
+    return success();
+  int64_t bits = aElt.getIntOrFloatBitWidth();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElt);
+  bool wgmma = mma.getKind() == MmaKind::Wgmma;
+  if (mma.getK() != 256 / bits || k % mma.getK() != 0)
+    return op->emitOpError()
+           << "has " << mma << ", whose K must be " << 256 / bits
+           << " for inputs of " << aElt << " and divide the gemm's K (" << k
+           << ")";
+  // (Products of the attribute's fields may overflow: then nothing fits.)
+  int64_t strips, rowsM, colsN, warps;
+  bool overflow =
+      llvm::MulOverflow(mma.getWarpsM(), int64_t{16}, strips) ||
+      llvm::MulOverflow(strips, mma.getRepeats(), rowsM) ||
+      llvm::MulOverflow(mma.getWarpsN(), int64_t{8}, colsN) ||
+      llvm::MulOverflow(mma.getWarpsM(), mma.getWarpsN(), warps);
+  if (overflow ||
+      (wgmma ? (m != rowsM || n != mma.getN())
+             : (m % rowsM != 0 || n % colsN != 0)))
+    return op->emitOpError() << "has " << mma << ", which does not tile its "
+                             << m << "x" << n << " output";
+  if (!wgmma && fp8)
+    return op->emitOpError() << "has fp8 inputs, which run as wgmma only, but "
+                             << mma << " asks for mma_sync";
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && (kernel.getThreads() % 32 != 0 ||
+                 uint64_t(warps) != kernel.getThreads() / 32))
+    return op->emitOpError()
+           << "has " << mma << ", a partition over " << warps
+           << " warps, but the kernel has " << kernel.getThreads()
+           << " threads";
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   MemRefType a = getA().getType(), b = getB().getType(), c = getC().getType();
   if (failed(verifyGemmOperands(*this, a, b, c)))
@@ -747,7 +788,8 @@ LogicalResult GemmOp::verify() {
                          << " x " << b.getElementType() << " -> "
                          << c.getElementType()
                          << "; legal are: " << kLegalGemmTypes;
-  return success();
+  return verifyMmaChoice(*this, getMmaAttr(), getM(), getN(), getK(),
+                         a.getElementType());
 }
 
 LogicalResult GemmSpOp::verify() {
@@ -788,7 +830,10 @@ LogicalResult GemmSpOp::verify() {
                          << " for a sparse gemm; legal are f16 x f16 -> f16 | "
                             "f32, bf16 x bf16 -> f32, fp8 x fp8 -> f32 | f16, "
                             "i8 x i8 -> i32";
-  return success();
+  if (getMmaAttr() && getMmaAttr().getKind() != MmaKind::MmaSync)
+    return emitOpError() << "runs as mma_sync on its expanded A, but has "
+                         << getMmaAttr();
+  return verifyMmaChoice(*this, getMmaAttr(), m, n, k, a.getElementType());
 }
 
 //===----------------------------------------------------------------------===//

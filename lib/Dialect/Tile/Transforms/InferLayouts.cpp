@@ -210,49 +210,18 @@ struct TileInferLayoutsPass
       return;
     bool ok = true;
     getOperation().walk([&](KernelOp kernel) {
-      DenseMap<Value, FragmentLayoutAttr> layouts;
-      SmallVector<AllocFragmentOp> allocs;
-      kernel.walk([&](AllocFragmentOp alloc) {
-        allocs.push_back(alloc);
-        FailureOr<FragmentLayoutAttr> layout =
-            anchorLayout(alloc, *info, kernel.getThreads());
-        if (failed(layout))
-          ok = false;
-        else if (*layout)
-          layouts[alloc.getResult()] = *layout;
-      });
-      if (!ok)
+      FailureOr<DenseMap<Value, FragmentLayoutAttr>> layouts =
+          inferFragmentLayouts(kernel, *info);
+      if (failed(layouts)) {
+        ok = false;
         return;
-      Propagation(layouts).run(kernel);
-      // Tiles reduced along their rows that nothing anchored: the row-split
-      // layout (each row on the lanes of one warp: the reduction stays in
-      // registers and shuffles), then spread that too.
-      bool added = false;
-      kernel.walk([&](ReduceOp reduce) {
-        Value src = reduce.getSource();
-        auto type = cast<MemRefType>(src.getType());
-        if (!src.getDefiningOp<AllocFragmentOp>() || layouts.count(src) ||
-            reduce.getDim() != 1 || type.getRank() != 2 ||
-            !type.getElementType().isIntOrFloat())
-          return;
-        if (FragmentLayoutAttr layout = chooseRowSplitLayout(
-                type, kernel.getThreads())) {
-          layouts[src] = layout;
-          added = true;
-        }
-      });
-      if (added)
-        Propagation(layouts).run(kernel);
-      for (AllocFragmentOp alloc : allocs) {
-        FragmentLayoutAttr layout = layouts.lookup(alloc.getResult());
-        if (!layout)
-          layout = getCyclicLayout(alloc.getContext(),
-                                   alloc.getType().getShape(),
-                                   kernel.getThreads());
+      }
+      kernel.walk([&](AllocFragmentOp alloc) {
+        FragmentLayoutAttr layout = layouts->lookup(alloc.getResult());
         LLVM_DEBUG(llvm::dbgs()
                    << "layout of " << alloc << ": " << layout << "\n");
         alloc->setAttr(getLayoutAttrName(), layout);
-      }
+      });
     });
     if (!ok)
       signalPassFailure();
@@ -260,3 +229,48 @@ struct TileInferLayoutsPass
 };
 
 } // namespace
+
+FailureOr<DenseMap<Value, FragmentLayoutAttr>>
+mlir::tile::inferFragmentLayouts(KernelOp kernel, const TargetInfo &target) {
+  DenseMap<Value, FragmentLayoutAttr> layouts;
+  SmallVector<AllocFragmentOp> allocs;
+  bool ok = true;
+  kernel.walk([&](AllocFragmentOp alloc) {
+    allocs.push_back(alloc);
+    FailureOr<FragmentLayoutAttr> layout =
+        anchorLayout(alloc, target, kernel.getThreads());
+    if (failed(layout))
+      ok = false;
+    else if (*layout)
+      layouts[alloc.getResult()] = *layout;
+  });
+  if (!ok)
+    return failure();
+  Propagation(layouts).run(kernel);
+  // Tiles reduced along their rows that nothing anchored: the row-split
+  // layout (each row on the lanes of one warp: the reduction stays in
+  // registers and shuffles), then spread that too.
+  bool added = false;
+  kernel.walk([&](ReduceOp reduce) {
+    Value src = reduce.getSource();
+    auto type = cast<MemRefType>(src.getType());
+    if (!src.getDefiningOp<AllocFragmentOp>() || layouts.count(src) ||
+        reduce.getDim() != 1 || type.getRank() != 2 ||
+        !type.getElementType().isIntOrFloat())
+      return;
+    if (FragmentLayoutAttr layout =
+            chooseRowSplitLayout(type, kernel.getThreads())) {
+      layouts[src] = layout;
+      added = true;
+    }
+  });
+  if (added)
+    Propagation(layouts).run(kernel);
+  for (AllocFragmentOp alloc : allocs) {
+    FragmentLayoutAttr &layout = layouts[alloc.getResult()];
+    if (!layout)
+      layout = getCyclicLayout(alloc.getContext(), alloc.getType().getShape(),
+                               kernel.getThreads());
+  }
+  return layouts;
+}

@@ -314,3 +314,52 @@ func.func @layout_not_one_to_one() attributes {a = #tile.layout<[16, 8] -> [8, 1
 func.func @layout_empty() attributes {a = #tile.layout<[16, 8] -> [0, 16], (d0, d1) -> (d1, d0)>} {
   return
 }
+
+// -----
+
+// expected-error @below {{expected 'mma_sync' or 'wgmma', got 'mfma'}}
+func.func @mma_kind() attributes {a = #tile.mma<mfma, m16n8k16, warps = [1, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{expected the instruction shape as mMnNkK (e.g. m16n8k16)}}
+func.func @mma_shape_syntax() attributes {a = #tile.mma<mma_sync, m16k16, warps = [1, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{mma_sync has the shapes m16n8k8, m16n8k16 and m16n8k32, got m16n16k16}}
+func.func @mma_sync_shape() attributes {a = #tile.mma<mma_sync, m16n16k16, warps = [1, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{wgmma has the shapes m64nNk16 and m64nNk32 with N a multiple of 8 up to 256, got m64n260k16}}
+func.func @wgmma_shape() attributes {a = #tile.mma<wgmma, m64n260k16, warps = [4, 1]>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{warps and repeats must be positive, got warps = [0, 4], repeats = 1}}
+func.func @mma_no_warps() attributes {a = #tile.mma<mma_sync, m16n8k16, warps = [0, 4]>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{repeats > 1 (strips 64 rows apart) needs warps stacked along M (warps = [4, 1]), got warps = [4, 2]}}
+func.func @mma_repeats() attributes {a = #tile.mma<mma_sync, m16n8k16, warps = [4, 2], repeats = 2>} {
+  return
+}
+
+// -----
+
+// expected-error @below {{wgmma runs on whole warpgroups stacked along M (warps = [4 g, 1]), got warps = [2, 2]}}
+func.func @wgmma_warps() attributes {a = #tile.mma<wgmma, m64n64k16, warps = [2, 2]>} {
+  return
+}

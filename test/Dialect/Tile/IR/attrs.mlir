@@ -76,3 +76,10 @@ func.func @swizzle() attributes {a = #tile.swizzle<3, 4, 3>, b = #tile.swizzle<2
 func.func @nested() attributes {a = [#tile.scope<shared>, #tile.copy_inst<tma>], b = {p = #tile.policy<full_row>, s = #tile.swizzle<3, 4, 3>}} {
   return
 }
+
+// #tile.mma: both kinds, with and without repeats (printed only when > 1).
+// CHECK-LABEL: func.func @mma
+// CHECK-SAME: attributes {a = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>, b = #tile.mma<mma_sync, m16n8k8, warps = [4, 1]>, c = #tile.mma<wgmma, m64n256k16, warps = [4, 1]>, d = #tile.mma<wgmma, m64n128k32, warps = [8, 1], repeats = 2>, e = #tile.mma<mma_sync, m16n8k32, warps = [1, 4]>}
+func.func @mma() attributes {a = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>, b = #tile.mma<mma_sync, m16n8k8, warps = [4, 1], repeats = 1>, c = #tile.mma<wgmma, m64n256k16, warps = [4, 1]>, d = #tile.mma<wgmma, m64n128k32, warps = [8, 1], repeats = 2>, e = #tile.mma<mma_sync, m16n8k32, warps = [1, 4]>} {
+  return
+}

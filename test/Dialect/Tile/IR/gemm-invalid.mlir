@@ -229,3 +229,56 @@ func.func @dynamic_operand(%a: memref<?x32xf16, #tile.scope<shared>>) {
   }
   return
 }
+
+// -----
+
+// #tile.mma must tile the gemm over the kernel's warps.
+func.func @mma_wrong_k() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has #tile.mma<mma_sync, m16n8k8, warps = [2, 2]>, whose K must be 16 for inputs of 'f16' and divide the gemm's K (32)}}
+    tile.gemm %a, %b, %c {mma = #tile.mma<mma_sync, m16n8k8, warps = [2, 2]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_does_not_tile() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has #tile.mma<wgmma, m64n128k16, warps = [4, 1]>, which does not tile its 64x64 output}}
+    tile.gemm %a, %b, %c {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_warps_of_another_block() {
+  tile.kernel (%bx) in (1) threads(256) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>, a partition over 4 warps, but the kernel has 256 threads}}
+    tile.gemm %a, %b, %c {mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @mma_fp8_mma_sync() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<64x32xf8E4M3FN, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has fp8 inputs, which run as wgmma only, but #tile.mma<mma_sync, m16n8k32, warps = [4, 1]> asks for mma_sync}}
+    tile.gemm %a, %b, %c {transpose_b, mma = #tile.mma<mma_sync, m16n8k32, warps = [4, 1]>} : memref<64x32xf8E4M3FN, #tile.scope<shared>>, memref<64x32xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}

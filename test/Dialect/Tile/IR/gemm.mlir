@@ -104,3 +104,23 @@ func.func @gemm_element_types() {
   }
   return
 }
+
+// The instruction choice of tile-select-mma (#tile.mma) round-trips on
+// tile.gemm and tile.gemm_sp.
+// CHECK-LABEL: func.func @mma_choice
+func.func @mma_choice() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %as = tile.alloc_shared : memref<64x16xf16, #tile.scope<shared>>
+    %e = tile.alloc_shared : memref<64x2xi16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // CHECK: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>}
+    tile.gemm %a, %b, %c {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    // CHECK: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>, policy = #tile.policy<full_row>}
+    tile.gemm %a, %b, %c {policy = #tile.policy<full_row>, mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    // CHECK: tile.gemm_sp {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>}
+    tile.gemm_sp %as, %e, %b, %c {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>} : memref<64x16xf16, #tile.scope<shared>>, memref<64x2xi16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}

@@ -210,3 +210,17 @@ func.func @i8_to_i8() {
   }
   return
 }
+
+// -----
+
+func.func @gemm_sp_wgmma() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<64x16xf16, #tile.scope<shared>>
+    %e = tile.alloc_shared : memref<64x2xi16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm_sp' op runs as mma_sync on its expanded A, but has #tile.mma<wgmma, m64n64k16, warps = [4, 1]>}}
+    tile.gemm_sp %a, %e, %b, %c {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>} : memref<64x16xf16, #tile.scope<shared>>, memref<64x2xi16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}

@@ -1,7 +1,7 @@
 // The layouts tile-infer-layouts gives (an inverse, the default replicate)
 // print in a form the parser reads back (--verify-roundtrip, tile-opt
 // pipelines split over processes).
-// RUN: tile-opt %s --tile-infer-layouts=target=sm_80 | tile-opt | FileCheck %s
+// RUN: tile-opt %s --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 | tile-opt | FileCheck %s
 // CHECK: tile.layout = #tile.fragment<[64], threads = 32, {{.*}}, inverse =
 
 func.func @reparse(%x: f32) {

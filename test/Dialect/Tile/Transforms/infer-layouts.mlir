@@ -1,8 +1,8 @@
 // tile-infer-layouts: the register layout each tile.alloc_fragment gets in
 // its `tile.layout` attribute. On the NVIDIA targets a gemm accumulator gets
-// the accumulator layout of mma.sync m16n8k16 for the gemm's shape, warp
-// count and policy; a layout pinned with tile.annotate_layout is kept; other
-// fragments get the cyclic layout (element e on thread e mod T, register
+// the accumulator layout of mma.sync m16n8 atoms over the warp partition of
+// the gemm's #tile.mma (tile-select-mma, run first); a layout pinned with
+// tile.annotate_layout is kept; other fragments get the cyclic layout (element e on thread e mod T, register
 // e floordiv T). The CPU keeps fragments without a layout. Every diagnostic
 // of the pass is checked in the second part.
 //
@@ -10,17 +10,18 @@
 //
 // Layouts: the same on sm_80 and sm_90a, except for gemms that sm_90a runs
 // as wgmma (one warpgroup per 64 rows: SM90 lines); the CPU changes nothing.
-// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
-// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90
-// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-infer-layouts=target=cpu | FileCheck %s --check-prefix=CPU
-// RUN: tile-opt %t/layouts.mlir -split-input-file --pass-pipeline='builtin.module(tile-infer-layouts{target=sm_80})' | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 | FileCheck %s --check-prefixes=CHECK,SM80
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | FileCheck %s --check-prefixes=CHECK,SM90
+// RUN: tile-opt %t/layouts.mlir -split-input-file --tile-select-mma=target=cpu --tile-infer-layouts=target=cpu | FileCheck %s --check-prefix=CPU
+// RUN: tile-opt %t/layouts.mlir -split-input-file --pass-pipeline='builtin.module(tile-select-mma{target=sm_80},tile-infer-layouts{target=sm_80})' | FileCheck %s --check-prefixes=CHECK,SM80
 //
 // Diagnostics: each NVIDIA target, an unknown target.
-// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 -verify-diagnostics
-// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_90a -verify-diagnostics
-// RUN: tile-opt %t/unknown-target.mlir --tile-infer-layouts=target=sm_70 -verify-diagnostics
+// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/no-choice.mlir --tile-infer-layouts=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/unknown-target.mlir --tile-select-mma=target=sm_70 --tile-infer-layouts=target=sm_70 -verify-diagnostics
 // A failing layout fails the pass (and tile-opt) without -verify-diagnostics.
-// RUN: not tile-opt %t/invalid.mlir -split-input-file --tile-infer-layouts=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FAIL
+// RUN: not tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FAIL
 // FAIL: error: 'tile.alloc_fragment' op has conflicting layouts
 // FAIL: note: first required here
 // FAIL: note: then required here
@@ -31,7 +32,7 @@
 // (row / 8) * 2 + col mod 2; the inverse walks (thread, register) back.
 // CHECK-LABEL: func.func @one_warp_16x8
 // CHECK: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[16, 8], threads = 32, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 8) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, ((d0 mod 16) floordiv 16 + (d1 mod 8) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 16 + (d1 floordiv 4) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 mod 4) * 2 + d1 mod 2)>} : memref<16x8xf32, #tile.scope<fragment>>
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[C]] :
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[C]] {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 1]>} :
 // CPU-LABEL: func.func @one_warp_16x8
 // CPU: tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
 func.func @one_warp_16x8() {
@@ -57,9 +58,9 @@ func.func @one_warp_16x8() {
 // CHECK: %[[ROW:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[128, 128], threads = 128, (d0, d1) -> ((d0 floordiv 32 + d1 floordiv 128) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 32) floordiv 16) * 16 + (d1 mod 128) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 32) * 32 + (d1 floordiv 64) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d1 floordiv 4) mod 16) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.scope<fragment>>
 // CHECK: %[[COL:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[128, 128], threads = 128, (d0, d1) -> (((d0 floordiv 128) * 4 + d1 floordiv 32) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 128) floordiv 16) * 4 + (d1 mod 32) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 128 + (d1 floordiv 16) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 32 + ((d1 floordiv 4) mod 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<128x128xf32, #tile.scope<fragment>>
 // CHECK: tile.alloc_local : memref<4xf32, #tile.scope<local>>
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[SQ]] :
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[ROW]] {policy = #tile.policy<full_row>}
-// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[COL]] {policy = #tile.policy<full_col>}
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[SQ]] {mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>} :
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[ROW]] {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// CHECK: tile.gemm %{{.*}}, %{{.*}}, %[[COL]] {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_col>}
 // CPU-LABEL: func.func @policies_128x128
 // CPU-NOT: tile.layout
 // CPU: tile.gemm
@@ -103,7 +104,7 @@ func.func @square_64x256() {
 // The layout does not depend on transposed operands.
 // CHECK-LABEL: func.func @full_row_fallback
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32, 128], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 4 + d1 floordiv 32) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 32) floordiv 16) * 4 + (d1 mod 32) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> ((d0 floordiv 128) * 32 + (d1 floordiv 16) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, ((d0 floordiv 32) mod 4) * 32 + ((d1 floordiv 4) mod 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<32x128xf32, #tile.scope<fragment>>
-// CHECK: tile.gemm {{.*}} {policy = #tile.policy<full_row>, transpose_a, transpose_b}
+// CHECK: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_row>, transpose_a, transpose_b}
 func.func @full_row_fallback() {
   tile.kernel (%bx) in (1) threads(128) {
     %As = tile.alloc_shared : memref<32x32xf16, #tile.scope<shared>>
@@ -145,7 +146,7 @@ func.func @eight_warps() {
 // CHECK: %[[A:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 16], threads = 128, (d0, d1) -> ((d0 * 16 + d1) mod 128, (d0 * 16 + d1) floordiv 128), inverse = (d0, d1) -> ((d1 * 8 + d0 floordiv 16) mod 64, d0 mod 16)>} : memref<64x16xf16, #tile.scope<fragment>>
 // SM80: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> (((d0 floordiv 32) * 2 + d1 floordiv 32) * 32
 // SM90: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 128, (d0, d1) -> ((d0 floordiv 16 + d1 floordiv 64) * 32
-// CHECK: tile.gemm %[[A]], %{{.*}}, %[[C]] :
+// CHECK: tile.gemm %[[A]], %{{.*}}, %[[C]] {mma = {{.*}}} :
 func.func @cyclic(%x: f32) {
   tile.kernel (%bx) in (1) threads(128) {
     %F = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
@@ -299,105 +300,6 @@ func.func @conflicting_pin() {
 
 // -----
 
-// 16x8 is one atom: it cannot be split over 4 warps.
-func.func @too_small_for_the_warps() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<16x16xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot split its 16x8x16 tile over 4 warps in 16x8x16 mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, K of 16)}}
-    tile.gemm %As, %Bs, %C : memref<16x16xf16, #tile.scope<shared>>, memref<16x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-// M = 24 is no multiple of 16, whatever the policy.
-func.func @m_not_multiple_of_16() {
-  tile.kernel (%bx) in (1) threads(64) {
-    %As = tile.alloc_shared : memref<24x16xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x64xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<24x64xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot split its 24x64x16 tile over 2 warps in 16x8x16 mma.sync atoms}}
-    tile.gemm %As, %Bs, %C {policy = #tile.policy<full_col>} : memref<24x16xf16, #tile.scope<shared>>, memref<16x64xf16, #tile.scope<shared>>, memref<24x64xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-// K = 8 is no multiple of mma.sync's 16.
-func.func @k_not_multiple_of_16() {
-  tile.kernel (%bx) in (1) threads(32) {
-    %As = tile.alloc_shared : memref<16x8xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<8x8xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<16x8xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot split its 16x8x8 tile over 1 warps in 16x8x16 mma.sync atoms}}
-    tile.gemm %As, %Bs, %C : memref<16x8xf16, #tile.scope<shared>>, memref<8x8xf16, #tile.scope<shared>>, memref<16x8xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-// f32 gemms run as tf32 m16n8k8 atoms: K must be a multiple of 8.
-func.func @tf32_short_k() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x4xf32, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<4x64xf32, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot split its 64x64x4 tile over 4 warps in 16x8x8 mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, K of 8)}}
-    tile.gemm %As, %Bs, %C : memref<64x4xf32, #tile.scope<shared>>, memref<4x64xf32, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-func.func @f16_accumulator() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<64x64xf16, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator, i8 inputs with an i32 accumulator or f32 inputs (as tf32), in this version}}
-    tile.gemm %As, %Bs, %C : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-// i8 gemms run as m16n8k32 atoms: K must be a multiple of 32.
-func.func @i8_short_k() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x16xi8, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<16x64xi8, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<64x64xi32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op cannot split its 64x64x16 tile over 4 warps in 16x8x32 mma.sync atoms (M must be a multiple of 16 and N of 8 per warp, K of 32)}}
-    tile.gemm %As, %Bs, %C : memref<64x16xi8, #tile.scope<shared>>, memref<16x64xi8, #tile.scope<shared>>, memref<64x64xi32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
-// Sparse gemms get the dense accumulator layout (their A is expanded);
-// their element types follow the same rule as tile.gemm.
-func.func @gemm_sp_i8() {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<128x16xi8, #tile.scope<shared>>
-    %Es = tile.alloc_shared : memref<128x2xi16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x128xi8, #tile.scope<shared>>
-    %C = tile.alloc_fragment : memref<128x128xi32, #tile.scope<fragment>>
-    // expected-error-re @below {{'tile.gemm_sp' op is lowered to mma.sync on {{sm_80|sm_90a}}, which takes f16 or bf16 inputs with an f32 accumulator (sparse gemms) in this version}}
-    tile.gemm_sp %As, %Es, %Bs, %C : memref<128x16xi8, #tile.scope<shared>>, memref<128x2xi16, #tile.scope<shared>>, memref<32x128xi8, #tile.scope<shared>>, memref<128x128xi32, #tile.scope<fragment>>
-  }
-  return
-}
-
-// -----
-
 // A pinned layout over another number of threads than the kernel's.
 func.func @pin_over_wrong_threads() {
   tile.kernel (%bx) in (1) threads(128) {
@@ -435,4 +337,18 @@ module {
     }
     return
   }
+}
+
+//--- no-choice.mlir
+// A gemm reaches the pass without the instruction choice of
+// tile-select-mma (whose own diagnostics are in select-mma.mlir).
+func.func @no_mma_choice() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has no #tile.mma instruction choice; run tile-select-mma first}}
+    tile.gemm %As, %Bs, %C : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
 }

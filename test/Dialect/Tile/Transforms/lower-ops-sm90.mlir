@@ -3,11 +3,17 @@
 // producer warpgroup; the gemm becomes wgmma on shared-memory descriptors.
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/gemm.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/no-ws.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
-// RUN: tile-opt %t/fallback.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
-// RUN: tile-opt %t/fp8.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
-// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/gemm.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
+// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
+// The lowering takes the instruction from the gemm's #tile.mma: a gemm
+// without one, or one that asks for wgmma where no TMA pipeline loads the
+// operands, is reported.
+// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/mma = #tile.mma<[^>]*>, //' | not tile-opt --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOCHOICE
+// NOCHOICE: error: 'tile.gemm' op has no #tile.mma instruction choice; run tile-select-mma before tile-lower-ops
+// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/#tile.mma<mma_sync, m16n8k16, warps = \[4, 1\]>/#tile.mma<wgmma, m64n128k16, warps = [4, 1]>/' | not tile-opt --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOTMA
+// NOTMA: error: 'tile.gemm' op has #tile.mma<wgmma, m64n128k16, warps = [4, 1]>, but its operands are not the panel buffers of a TMA pipeline
+// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 //--- gemm.mlir
 // One descriptor argument per (tensor, box): A's 128x64 box and B's 64x64
@@ -99,8 +105,8 @@ func.func @gemm(%A: memref<512x512xbf16>, %B: memref<512x512xbf16>, %C: memref<5
 
 //--- fallback.mlir
 // A K tile of 32 halves is 64 bytes, less than a 128-byte panel: the loop
-// keeps the cp.async pipeline and the gemm runs as mma.sync (with the wgmma
-// warp partition tile-infer-layouts chose).
+// keeps the cp.async pipeline and the gemm runs as mma.sync (on the wgmma
+// warp partition tile-select-mma chose).
 // FALLBACK-LABEL: func.func @gemm(
 // FALLBACK-NOT: tile.tma
 // FALLBACK: nvgpu.device_async_copy
@@ -127,23 +133,6 @@ func.func @gemm(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %C: memref<512
       tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<64x128xf32, #tile.scope<fragment>>
     }
     tile.copy %Cf to %C[%m0, %n0] : memref<64x128xf32, #tile.scope<fragment>> to memref<512x512xf16>
-  }
-  return
-}
-
-//--- fp8.mlir
-// fp8 runs only as wgmma on TMA-loaded operands; a tile that no pipeline
-// loads is reported at the gemm.
-func.func @gemm(%A: memref<64x64xf8E4M3FN>, %B: memref<64x64xf8E4M3FN>) {
-  tile.kernel (%bx) in (1) threads(128) {
-    %As = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.scope<shared>>
-    %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    tile.copy %A to %As : memref<64x64xf8E4M3FN> to memref<64x64xf8E4M3FN, #tile.scope<shared>>
-    tile.copy %B to %Bs : memref<64x64xf8E4M3FN> to memref<64x64xf8E4M3FN, #tile.scope<shared>>
-    // expected-error @+2 {{has fp8 inputs, which run only as wgmma on operands that a pipelined loop loads with TMA}}
-    // expected-error @+1 {{cannot be lowered for target 'sm_90a'}}
-    tile.gemm %As, %Bs, %Cf {transpose_b, clear_accum} : memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
   }
   return
 }

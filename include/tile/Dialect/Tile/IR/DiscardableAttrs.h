@@ -1,6 +1,7 @@
 //===- DiscardableAttrs.h - Per-op switches of the tile dialect -*- C++ -*-===//
 //
-// Discardable attributes that switch a lowering off for one op; the front
+// Discardable attributes that switch a lowering off for one op (declared,
+// with the dialect's other tile.* attributes, in TileDialect.td); the front
 // end writes them (T.copy(..., disable_tma=True), T.Pipelined(...,
 // warp_specialize=False)), and so does tile-apply-pass-configs for a whole
 // module.
@@ -10,16 +11,20 @@
 #ifndef TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H
 #define TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H
 
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
 #include "llvm/ADT/StringRef.h"
 
 namespace mlir::tile {
 
 /// On a tile.pipelined: `false` keeps its TMA pipeline (sm_90a) without a
 /// producer warpgroup.
-constexpr llvm::StringLiteral kWarpSpecializeAttr = "tile.warp_specialize";
+constexpr llvm::StringLiteral kWarpSpecializeAttr =
+    TileDialect::WarpSpecializeAttrHelper::getNameStr();
 /// On a tile.copy: TMA does not perform it (a load stays a cp.async or
 /// plain load, an accumulator store goes out with st.global).
-constexpr llvm::StringLiteral kDisableTmaAttr = "tile.disable_tma";
+constexpr llvm::StringLiteral kDisableTmaAttr =
+    TileDialect::DisableTmaAttrHelper::getNameStr();
 
 } // namespace mlir::tile
 

@@ -18,6 +18,10 @@ struct WarpPartition {
   int64_t warpsM, warpsN;
   int64_t repeats = 1;
 };
+/// The warp partition that a gemm's #tile.mma holds.
+inline WarpPartition getMmaPartition(MmaAttr mma) {
+  return WarpPartition{mma.getWarpsM(), mma.getWarpsN(), mma.getRepeats()};
+}
 std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
                                               int64_t warps,
                                               GemmWarpPolicy policy,
@@ -77,7 +81,9 @@ FragmentLayoutAttr getCyclicLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
 
 /// Name of the discardable attribute that carries a buffer's inferred
 /// layout (on tile.alloc_fragment).
-inline StringRef getLayoutAttrName() { return "tile.layout"; }
+inline StringRef getLayoutAttrName() {
+  return TileDialect::LayoutAttrHelper::getNameStr();
+}
 
 } // namespace mlir::tile
 

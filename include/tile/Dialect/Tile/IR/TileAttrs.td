@@ -103,6 +103,15 @@ def Tile_CopyInstAttr : EnumAttr<Tile_Dialect, Tile_CopyInst, "copy_inst"> {
   let assemblyFormat = "`<` $value `>`";
 }
 
+def Tile_MmaKind : I32EnumAttr<"MmaKind",
+    "the tensor-core instruction family of a gemm", [
+    I32EnumAttrCase<"MmaSync", 0, "mma_sync">,
+    I32EnumAttrCase<"Wgmma", 1, "wgmma">
+  ]> {
+  let cppNamespace = "::mlir::tile";
+  let genSpecializedAttr = 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Layouts
 //===----------------------------------------------------------------------===//
@@ -217,6 +226,48 @@ def Tile_TensorLayoutAttr : Tile_Attr<"TensorLayout", "layout"> {
     /// in the physical array.
     ::mlir::AffineMap getLinearMap() const;
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Instruction choices
+//===----------------------------------------------------------------------===//
+
+def Tile_MmaAttr : Tile_Attr<"Mma", "mma"> {
+  let summary = "The tensor-core instruction, its shape and warp partition of a gemm";
+  let description = [{
+    What `tile-select-mma` chose for one `tile.gemm` / `tile.gemm_sp` (its
+    `mma` attribute); every later step reads it (`tile-infer-layouts` the
+    accumulator layout, `tile-lower-ops` the instruction and its shape, the
+    TMA pipeline which gemms it feeds) instead of deciding again.
+
+    - `kind`: `mma_sync` (a warp's m16n8kK `mma.sync`, sm_80 and later) or
+      `wgmma` (a warpgroup's asynchronous m64nNkK `wgmma.mma_async` from
+      shared-memory descriptors, sm_90a).
+    - `mMnNkK`: the shape of one instruction: m16n8k8 (tf32), m16n8k16
+      (16-bit inputs) or m16n8k32 (8-bit) for `mma_sync`; m64nNk16 (16-bit)
+      or m64nNk32 (fp8), N a multiple of 8 up to 256, for `wgmma`.
+    - `warps = [wm, wn]`: the block's warps split the M x N output into
+      wm x wn warp tiles; with `repeats = r` (r > 1, wn = 1) each warpgroup
+      takes r blocks of 64 rows and each warp r 16-row strips 64 rows apart
+      (see the accumulator layout of `getMmaSyncAccumulatorLayout`).
+
+    ```mlir
+    tile.gemm %a, %b, %c {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1]>}
+    tile.gemm %a, %b, %c {mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 2]>}
+    ```
+  }];
+  let parameters = (ins
+    "::mlir::tile::MmaKind":$kind,
+    "int64_t":$m,
+    "int64_t":$n,
+    "int64_t":$k,
+    "int64_t":$warpsM,
+    "int64_t":$warpsN,
+    DefaultValuedParameter<"int64_t", "1">:$repeats
+  );
+  // <kind, mMnNkK, warps = [wm, wn][, repeats = r]>
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
 }
 
 #endif // TILE_DIALECT_TILE_IR_TILEATTRS_TD

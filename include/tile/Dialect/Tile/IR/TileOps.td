@@ -209,7 +209,10 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     tile `B` (`N x K` with `transpose_b`) and adds the product to the
     `M x N` accumulator `C`; with `clear_accum`, `C` is zeroed first. `A`
     and `B` live in shared memory or in fragments, `C` in a fragment. The
-    block's warps split the output by `policy`.
+    block's warps split the output by `policy`. `mma` (a `#tile.mma`,
+    written by `tile-select-mma` on GPU targets) records the instruction,
+    its shape and the warp partition the lowering uses; the verifier checks
+    that they tile this gemm over the kernel's warps.
 
     Legal element types (A, B -> C): f16 -> f16 or f32; bf16 -> f32;
     f32 -> f32 (tf32 tensor cores on GPUs); fp8 (e4m3 / e5m2, in any mix)
@@ -231,7 +234,8 @@ def Tile_GemmOp : Tile_Op<"gemm", [Tile_InKernel]> {
     UnitAttr:$transpose_b,
     UnitAttr:$clear_accum,
     DefaultValuedAttr<Tile_GemmWarpPolicyAttr,
-                      "::mlir::tile::GemmWarpPolicy::Square">:$policy
+                      "::mlir::tile::GemmWarpPolicy::Square">:$policy,
+    OptionalAttr<Tile_MmaAttr>:$mma
   );
   let assemblyFormat = [{
     $a `,` $b `,` $c attr-dict `:` type($a) `,` type($b) `,` type($c)
@@ -253,6 +257,7 @@ def Tile_GemmSpOp : Tile_Op<"gemm_sp", [Tile_InKernel]> {
     its group of 4, packed into integers of w bits (i8, i16 or i32), so `E`
     is `M x K/w`. `B` is `K x N` (`N x K` with `transpose_b`), `C` the
     `M x N` accumulator. Element types as for `tile.gemm`, except f32.
+    `mma` as for `tile.gemm` (always `mma_sync` on the expanded A).
 
     ```mlir
     tile.gemm_sp %As, %Es, %Bs, %Cf
@@ -270,7 +275,8 @@ def Tile_GemmSpOp : Tile_Op<"gemm_sp", [Tile_InKernel]> {
     UnitAttr:$transpose_b,
     UnitAttr:$clear_accum,
     DefaultValuedAttr<Tile_GemmWarpPolicyAttr,
-                      "::mlir::tile::GemmWarpPolicy::Square">:$policy
+                      "::mlir::tile::GemmWarpPolicy::Square">:$policy,
+    OptionalAttr<Tile_MmaAttr>:$mma
   );
   let assemblyFormat = [{
     $a `,` $e `,` $b `,` $c attr-dict `:` type($a) `,` type($e) `,` type($b)

@@ -5,6 +5,7 @@
 
 #include "mlir/Pass/Pass.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
+#include "tile/Target/TargetInfo.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -18,6 +19,12 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 
 namespace mlir::tile {
+
+/// The register layout tile-infer-layouts gives each fragment of `kernel`
+/// (gemm accumulators as their #tile.mma partitions them), without writing
+/// it; failure (reported) where anchors conflict or a gemm has no layout.
+FailureOr<DenseMap<Value, FragmentLayoutAttr>>
+inferFragmentLayouts(KernelOp kernel, const TargetInfo &target);
 
 #define GEN_PASS_DECL
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"

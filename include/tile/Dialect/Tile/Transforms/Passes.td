@@ -5,6 +5,13 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The `target` option of every pass that asks the target: one default for
+// all (getDefaultTargetName, include/tile/Target/TargetInfo.h).
+class Tile_TargetOption<string what>
+    : Option<"target", "target", "std::string",
+             /*default=*/"::mlir::tile::getDefaultTargetName().str()",
+             what # ": cpu, sm_80, sm_90a or gfx942 (default sm_90a)">;
+
 def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
   let summary = "Check that every tile op is legal on the chosen target";
   let description = [{
@@ -24,8 +31,7 @@ def TileVerifyTarget : Pass<"tile-verify-target", "::mlir::ModuleOp"> {
     would fail without a location or grow with an absurd size.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "Target to check against: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to check against">
   ];
   let dependentDialects = [];
 }
@@ -89,8 +95,7 @@ def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
     CPU, fragments need no layout and the pass changes nothing.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_80\"",
-           "Target whose layouts to use: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target whose layouts to use">
   ];
 }
 
@@ -107,8 +112,7 @@ def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
     cannot lower is reported at its location.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to lower for">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -128,8 +132,7 @@ def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
     dynamically), with the buffers in the default memory space. Runs after `tile-lower-ops`.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"cpu\"",
-           "Target to lower for: cpu, sm_80, sm_90a or gfx942">
+    Tile_TargetOption<"Target to lower for">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
@@ -255,6 +258,38 @@ def TileGpuModuleToBinary : Pass<"tile-gpu-module-to-binary", "::mlir::ModuleOp"
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
     "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
+def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
+  let summary = "Choose the tensor-core instruction, its shape and the warp "
+                "partition of every gemm";
+  let description = [{
+    Decides once, for each `tile.gemm` and `tile.gemm_sp` of a GPU target,
+    how it runs, and records it as the gemm's `mma` attribute, a
+    `#tile.mma<kind, mMnNkK, warps = [wm, wn][, repeats = r]>` that every
+    later step reads instead of deciding again: `tile-infer-layouts` takes
+    the accumulator layout from its warp partition, `tile-lower-ops` pipelines
+    a loop with TMA exactly where its gemms ask for `wgmma`, and lowers each
+    gemm to the instruction and shape recorded. Those steps report a gemm
+    without the attribute.
+
+    The target answers (`TargetInfo::selectMma` and `settleMma`). On NVIDIA
+    GPUs: sm_90a gives a gemm with an f32 accumulator the wgmma partition
+    (one warpgroup per 64 rows, or per 128 rows with the default policy and
+    operands of whole 128-byte rows) and keeps `wgmma` where a
+    `tile.pipelined` loop's global -> shared copies can all be TMA loads
+    and every gemm reading them can run as wgmma (B, and A unless it comes
+    from registers in the accumulator layout of an M x K wgmma, loaded by
+    TMA); the fragment layouts that question needs are those
+    `tile-infer-layouts` will choose. Every other gemm runs as `mma_sync`
+    m16n8kK (K = 256 / bits of A) on the warp partition of its policy, or on
+    the wgmma partition where it has it. A gemm no instruction fits, and an
+    fp8 gemm that cannot run as wgmma, is reported. On the CPU the pass
+    changes nothing; gfx942 has no choice to make yet (MFMA later).
+  }];
+  let options = [
+    Tile_TargetOption<"Target whose instructions to choose">
   ];
 }
 
