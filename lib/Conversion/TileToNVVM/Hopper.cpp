@@ -1486,7 +1486,7 @@ LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
     Type elt = gemm.getA().getType().getElementType();
     int64_t kStep = getWgmmaK(elt);
     int64_t accumulator = gemm.getN() / 2;
-    int64_t aRegisters = wgmmaAFromRegisters(gemm)
+    int64_t aRegisters = getScope(gemm.getA().getType()) == Scope::Fragment
                              ? kStep * elt.getIntOrFloatBitWidth() / 64
                              : 0;
     int64_t need = accumulator + aRegisters + kWgmmaExtraRegisters;
