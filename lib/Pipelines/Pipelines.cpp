@@ -49,6 +49,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
+  pm.addPass(createTilePlanShared(TilePlanSharedOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createCanonicalizerPass());

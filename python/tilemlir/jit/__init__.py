@@ -196,7 +196,8 @@ class JITKernel:
         if self.target != "cpu":
             chip = self.target.split(":")[1]
             pipeline = pipeline.replace("target=cpu", f"target={chip}").replace(
-                "tile-lower-ops{", "tile-infer-layouts{target=" + chip + "},tile-lower-ops{")
+                "tile-lower-ops{", "tile-infer-layouts{target=" + chip + "},tile-plan-shared{target="
+                + chip + "},tile-lower-ops{")
             if stage == "llvm":
                 pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"
         return _compiler().run_pipeline(self.ir, pipeline)

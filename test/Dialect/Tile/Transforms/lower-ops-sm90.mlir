@@ -3,11 +3,11 @@
 // producer warpgroup; the gemm becomes wgmma on shared-memory descriptors.
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/gemm.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/no-ws.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
-// RUN: tile-opt %t/fallback.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
-// RUN: tile-opt %t/fp8.mlir --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
-// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/gemm.mlir --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/no-ws.mlir --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
+// RUN: tile-opt %t/fallback.mlir --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
+// RUN: tile-opt %t/fp8.mlir --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 //--- gemm.mlir
 // One descriptor argument per (tensor, box): A's 128x64 box and B's 64x64
