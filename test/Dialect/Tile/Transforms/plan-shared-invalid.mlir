@@ -45,3 +45,4 @@ func.func @stages(%A: memref<4096x512xf16>, %out: memref<64x512xf16>, %h: f16) {
   }
   return
 }
+
