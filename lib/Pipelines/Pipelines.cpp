@@ -54,6 +54,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileSelectMma(TileSelectMmaOptions{target}));
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
+  pm.addPass(createTilePlanShared(TilePlanSharedOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createCanonicalizerPass());

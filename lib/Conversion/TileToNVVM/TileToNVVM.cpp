@@ -2449,6 +2449,7 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     memref::ViewOp view;
     arith::ConstantIndexOp offset;
     int64_t bytes;
+    int64_t planned; // tile-plan-shared's offset in the planned region
   };
   SmallVector<SharedView> sharedViews;
   SmallVector<Operation *> allocs;
@@ -2459,7 +2460,11 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   for (Operation *op : allocs) {
     auto type = cast<MemRefType>(op->getResult(0).getType());
     rewriter.setInsertionPointToStart(&block);
-    if (isa<AllocSharedOp>(op)) {
+    if (auto shared = dyn_cast<AllocSharedOp>(op)) {
+      std::optional<uint64_t> planned = shared.getOffset();
+      if (!planned)
+        return shared.emitOpError()
+               << "has no shared-memory offset; run tile-plan-shared first";
       // After the register arrays made so far: they stay first in the
       // kernel's entry block, where LLVM promotes them to registers (a
       // shared tile allocated after a fragment, as TileLang's C_shared is,
@@ -2486,7 +2491,8 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
                          ? 64
                          : type.getElementType().getIntOrFloatBitWidth();
       sharedViews.push_back({castOp, view, offset,
-                             (type.getNumElements() * bits + 7) / 8});
+                             (type.getNumElements() * bits + 7) / 8,
+                             int64_t(*planned)});
     } else if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
       auto layout =
           frag->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName());
@@ -2542,17 +2548,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   // Shared scratch copies of the fragments some use reads across threads:
   // reductions, gemm operands, loops that read another shape.
   llvm::SetVector<Value> needScratch;
+  // The partials of the warps that share rows, a buffer a reduce.
+  SmallVector<std::pair<ReduceOp, int64_t>> reduceScratch;
   kernel.walk([&](Operation *op) {
     if (auto reduce = dyn_cast<ReduceOp>(op)) {
       std::optional<RegisterReduce> plan = planRegisterReduce(reduce);
-      if (!plan) {
+      if (!plan)
         needScratch.insert(reduce.getSource());
-      } else if (int64_t bytes = plan->scratchBytes()) {
-        // The partials of the warps that share rows.
-        sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-        reduce->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(sharedBytes));
-        sharedBytes += bytes;
-      }
+      else if (int64_t bytes = plan->scratchBytes())
+        reduceScratch.push_back({reduce, bytes});
     }
     else if (auto copy = dyn_cast<CopyOp>(op)) {
       std::optional<Storage> from = getStorage(copy.getSource());
@@ -2571,25 +2575,9 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       needScratch.insert(plan.staged.begin(), plan.staged.end());
     }
   });
-  // tile.gemm_sp expands its compressed A into a dense shared buffer.
-  kernel.walk([&](GemmSpOp gemm) {
-    MemRefType a = gemm.getA().getType();
-    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-    gemm->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(sharedBytes));
-    sharedBytes += 2 * a.getNumElements() * a.getElementTypeBitWidth() / 8;
-  });
-  for (Value v : needScratch) {
-    std::optional<Storage> s = getStorage(v);
-    if (!s || s->scope != Scope::Fragment)
-      continue;
-    auto type = cast<MemRefType>(v.getType());
-    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-    v.getDefiningOp()->setAttr(kScratchAttr,
-                               rewriter.getI64IntegerAttr(sharedBytes));
-    sharedBytes += type.getNumElements() * type.getElementTypeBitWidth() / 8;
-  }
   // The shared buffers still in use (a pipelined buffer lives on in its
   // stage buffers only).
+  int64_t plannedEnd = -1;
   for (SharedView &v : sharedViews) {
     if (v.cast->use_empty()) {
       Value base = v.view.getSource();
@@ -2598,16 +2586,71 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       rewriter.eraseOp(v.offset);
       if (base.use_empty())
         rewriter.eraseOp(base.getDefiningOp());
+      v.cast = UnrealizedConversionCastOp();
       continue;
     }
-    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-    rewriter.modifyOpInPlace(v.offset, [&] {
-      v.offset.setValueAttr(rewriter.getIndexAttr(sharedBytes));
-    });
-    sharedBytes += v.bytes;
-    if (int64_t chunks = swizzleChunksOf(v.cast.getResult(0)))
-      v.cast->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(chunks));
+    plannedEnd = std::max(plannedEnd, v.planned + v.bytes);
   }
+  // After the pipelines' stages: the scratch buffers, then the region
+  // tile-plan-shared planned. Each reduce's partials get bytes of their
+  // own, unless the kernel fits only when they share them: a reduce
+  // synchronizes the block before it writes its partials, after every
+  // thread read those of the reduces before it.
+  auto place = [&](bool shareReduceScratch, bool apply) {
+    int64_t bytes = sharedBytes;
+    auto reserve = [&](Operation *op, int64_t size) {
+      bytes = llvm::alignTo(bytes, kSharedAlignment);
+      if (apply)
+        op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(bytes));
+      bytes += size;
+    };
+    if (shareReduceScratch && !reduceScratch.empty()) {
+      int64_t widest = 0;
+      for (auto [reduce, size] : reduceScratch)
+        widest = std::max(widest, size);
+      bytes = llvm::alignTo(bytes, kSharedAlignment);
+      for (auto [reduce, size] : reduceScratch)
+        if (apply)
+          reduce->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(bytes));
+      bytes += widest;
+    } else {
+      for (auto [reduce, size] : reduceScratch)
+        reserve(reduce, size);
+    }
+    // tile.gemm_sp expands its compressed A into a dense shared buffer.
+    kernel.walk([&](GemmSpOp gemm) {
+      MemRefType a = gemm.getA().getType();
+      reserve(gemm, 2 * a.getNumElements() * a.getElementTypeBitWidth() / 8);
+    });
+    for (Value v : needScratch) {
+      std::optional<Storage> s = getStorage(v);
+      if (!s || s->scope != Scope::Fragment)
+        continue;
+      auto type = cast<MemRefType>(v.getType());
+      reserve(v.getDefiningOp(),
+              type.getNumElements() * type.getElementTypeBitWidth() / 8);
+    }
+    if (plannedEnd < 0)
+      return bytes;
+    int64_t base = llvm::alignTo(bytes, kSharedAlignment);
+    if (apply)
+      for (SharedView &v : sharedViews) {
+        if (!v.cast)
+          continue;
+        rewriter.modifyOpInPlace(v.offset, [&] {
+          v.offset.setValueAttr(rewriter.getIndexAttr(base + v.planned));
+        });
+        if (int64_t chunks = swizzleChunksOf(v.cast.getResult(0)))
+          v.cast->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(chunks));
+      }
+    return base + plannedEnd;
+  };
+  bool share = reduceScratch.size() > 1 &&
+               place(/*shareReduceScratch=*/false, /*apply=*/false) >
+                   sharedLimit;
+  sharedBytes = place(share, /*apply=*/true);
+  // The plan is consumed: its buffers are views now.
+  kernel.removePlannedSharedBytesAttr();
   kernel->setAttr(getSharedBytesAttrName(),
                   rewriter.getI64IntegerAttr(sharedBytes));
   return success();

@@ -208,6 +208,7 @@ class JITKernel:
             chip = self.target.split(":")[1]
             pipeline = pipeline.replace("target=cpu", f"target={chip}").replace(
                 "tile-lower-ops{", "tile-select-mma{target=" + chip + "},tile-infer-layouts{target="
+                + chip + "},tile-plan-shared{target="
                 + chip + "},tile-lower-ops{")
             if stage == "llvm":
                 pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"

@@ -6,6 +6,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/BitVector.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -80,6 +81,50 @@ std::optional<SharedEpilogue> mlir::tile::getSharedEpilogue(Value tile) {
     if (!isMemoryEffectFree(op) || op->getNumRegions() != 0)
       return std::nullopt;
   return ep;
+}
+
+bool mlir::tile::isPipelinedGemmEpilogue(Value tile) {
+  std::optional<SharedEpilogue> ep = getSharedEpilogue(tile);
+  if (!ep)
+    return false;
+  Value fragment = ep->in.getSource();
+  return llvm::any_of(fragment.getUsers(), [&](Operation *user) {
+    auto gemm = dyn_cast<GemmOp>(user);
+    auto loop =
+        gemm ? dyn_cast<PipelinedOp>(gemm->getParentOp()) : PipelinedOp();
+    return loop && gemm.getC() == fragment &&
+           loop->getBlock() == ep->in->getBlock() &&
+           loop->isBeforeInBlock(ep->in);
+  });
+}
+
+SmallVector<SharedLifetime> mlir::tile::getSharedLifetimes(KernelOp kernel) {
+  Block &body = kernel.getBodyBlock();
+  llvm::DenseMap<Operation *, int64_t> position;
+  for (auto [i, op] : llvm::enumerate(body))
+    position[&op] = i;
+  SmallVector<SharedLifetime> lifetimes;
+  kernel.walk([&](AllocSharedOp alloc) {
+    SharedLifetime life{alloc, std::numeric_limits<int64_t>::max(), -1, false};
+    SmallVector<Value> worklist = {alloc.getResult()};
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+            view && view.getViewSource() == v)
+          llvm::append_range(worklist, user->getResults());
+        int64_t at = position.lookup(body.findAncestorOpInBlock(*user));
+        life.first = std::min(life.first, at);
+        life.last = std::max(life.last, at);
+        life.used = true;
+      }
+    }
+    if (!life.used)
+      life.first = life.last =
+          position.lookup(body.findAncestorOpInBlock(*alloc));
+    lifetimes.push_back(life);
+  });
+  return lifetimes;
 }
 
 int64_t mlir::tile::getBufferBytes(MemRefType type) {

@@ -339,7 +339,43 @@ LogicalResult KernelOp::verifyRegions() {
   });
   if (captured.wasInterrupted())
     return failure();
+  if (failed(verifySharedPlan()))
+    return failure();
   return verifyOnChipIndices(*this);
+}
+
+LogicalResult KernelOp::verifySharedPlan() {
+  // tile-plan-shared's placement: all shared buffers planned or none, each
+  // inside the planned region.
+  std::optional<uint64_t> planned = getPlannedSharedBytes();
+  if (planned && int64_t(*planned) < 0)
+    return emitOpError() << "has planned_shared_bytes "
+                         << int64_t(*planned) << "; it must be >= 0";
+  WalkResult bad = getBody().walk([&](AllocSharedOp alloc) {
+    std::optional<uint64_t> offset = alloc.getOffset();
+    if (!planned && offset) {
+      alloc.emitOpError() << "has a shared-memory offset, but its kernel has "
+                             "no planned_shared_bytes (tile-plan-shared "
+                             "writes both)";
+      return WalkResult::interrupt();
+    }
+    if (planned && !offset) {
+      alloc.emitOpError() << "has no shared-memory offset in a kernel whose "
+                             "shared buffers are planned (tile-plan-shared "
+                             "gives every one an offset)";
+      return WalkResult::interrupt();
+    }
+    if (planned && getBufferBytes(alloc.getType()) >
+                       int64_t(*planned) - int64_t(*offset)) {
+      alloc.emitOpError() << "of " << getBufferBytes(alloc.getType())
+                          << " bytes at offset " << int64_t(*offset)
+                          << " ends outside the kernel's planned "
+                          << int64_t(*planned) << " bytes of shared memory";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(bad.wasInterrupted());
 }
 
 namespace {
@@ -408,7 +444,17 @@ template <typename AllocOpT> static LogicalResult verifyAlloc(AllocOpT op) {
   return success();
 }
 
-LogicalResult AllocSharedOp::verify() { return verifyAlloc(*this); }
+LogicalResult AllocSharedOp::verify() {
+  if (failed(verifyAlloc(*this)))
+    return failure();
+  if (std::optional<uint64_t> offset = getOffset();
+      offset && (int64_t(*offset) < 0 || int64_t(*offset) % kAlignment != 0))
+    return emitOpError() << "has offset " << int64_t(*offset)
+                         << "; shared buffers are placed at non-negative "
+                            "multiples of "
+                         << kAlignment << " bytes";
+  return success();
+}
 LogicalResult AllocFragmentOp::verify() { return verifyAlloc(*this); }
 LogicalResult AllocLocalOp::verify() { return verifyAlloc(*this); }
 

@@ -154,24 +154,16 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   // which the target may store without (tile-lower-ops checks the exact
   // figure).
   auto fusedEpilogue = [&](AllocSharedOp alloc) {
-    std::optional<SharedEpilogue> ep;
-    if (!target.fusesSharedEpilogues() ||
-        !(ep = getSharedEpilogue(alloc.getResult())))
-      return false;
-    Value fragment = ep->in.getSource();
-    return llvm::any_of(fragment.getUsers(), [&](Operation *user) {
-      auto gemm = dyn_cast<GemmOp>(user);
-      auto loop = gemm ? dyn_cast<PipelinedOp>(gemm->getParentOp())
-                       : PipelinedOp();
-      return loop && gemm.getC() == fragment &&
-             loop->getBlock() == ep->in->getBlock() &&
-             loop->isBeforeInBlock(ep->in);
-    });
+    return target.fusesSharedEpilogues() &&
+           isPipelinedGemmEpilogue(alloc.getResult());
   };
+  // What each shared buffer takes: its bytes (nothing for a fused
+  // epilogue's tile), and the extra stages of a pipelined loop's copies.
+  llvm::DenseMap<Operation *, int64_t> sharedCost;
   kernel.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<AllocSharedOp>(op)) {
       if (!fusedEpilogue(alloc))
-        add(sharedBytes, getBufferBytes(alloc.getType()));
+        add(sharedCost[alloc], getBufferBytes(alloc.getType()));
       add(blockBytes, getBufferBytes(alloc.getType()));
     } else if (isa<AllocFragmentOp, AllocLocalOp>(op)) {
       add(blockBytes,
@@ -207,7 +199,8 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
                 getScope(copy.getTarget().getType()) == Scope::Shared) {
               int64_t bytes = getBufferBytes(copy.getTarget().getType());
               int64_t stages = loop.getNumStages();
-              add(sharedBytes,
+              Operation *alloc = copy.getTarget().getDefiningOp();
+              add(alloc ? sharedCost[alloc] : sharedBytes,
                   bytes > kMax / stages ? kMax : bytes * (stages - 1));
             }
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
@@ -221,6 +214,21 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
       }
     }
   });
+  // On GPUs buffers whose lifetimes do not overlap may share bytes
+  // (tile-plan-shared): the most that are live at once must fit, at the
+  // start of some buffer's lifetime. A buffer nothing uses counts
+  // throughout. On the CPU each buffer is an array of its own.
+  SmallVector<SharedLifetime> lifetimes = getSharedLifetimes(kernel);
+  int64_t peak = sharedBytes;
+  for (const SharedLifetime &at : lifetimes) {
+    int64_t live = sharedBytes;
+    for (const SharedLifetime &other : lifetimes)
+      if (!target.isGPU() || !other.used ||
+          (other.first <= at.first && at.first <= other.last))
+        add(live, sharedCost.lookup(other.alloc));
+    peak = std::max(peak, live);
+  }
+  sharedBytes = peak;
   LLVM_DEBUG(llvm::dbgs() << "kernel uses " << sharedBytes
                           << " bytes of shared memory\n");
   if (sharedBytes > target.getMaxSharedMemoryBytes()) {

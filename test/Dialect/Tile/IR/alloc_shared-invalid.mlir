@@ -105,3 +105,63 @@ func.func @not_a_memref() {
   }
   return
 }
+
+// -----
+
+func.func @unaligned_offset() {
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 4096 : i64} {
+    // expected-error @below {{'tile.alloc_shared' op has offset 64; shared buffers are placed at non-negative multiples of 128 bytes}}
+    %a = tile.alloc_shared {offset = 64 : i64} : memref<16xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @negative_offset() {
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 4096 : i64} {
+    // expected-error @below {{'tile.alloc_shared' op has offset -128; shared buffers are placed at non-negative multiples of 128 bytes}}
+    %a = tile.alloc_shared {offset = -128 : i64} : memref<16xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @offset_without_plan() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op has a shared-memory offset, but its kernel has no planned_shared_bytes (tile-plan-shared writes both)}}
+    %a = tile.alloc_shared {offset = 0 : i64} : memref<16xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @plan_without_offset() {
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 4096 : i64} {
+    %a = tile.alloc_shared {offset = 0 : i64} : memref<16xf32, #tile.scope<shared>>
+    // expected-error @below {{'tile.alloc_shared' op has no shared-memory offset in a kernel whose shared buffers are planned (tile-plan-shared gives every one an offset)}}
+    %b = tile.alloc_shared : memref<16xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @outside_plan() {
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 4096 : i64} {
+    // expected-error @below {{'tile.alloc_shared' op of 4096 bytes at offset 128 ends outside the kernel's planned 4096 bytes of shared memory}}
+    %a = tile.alloc_shared {offset = 128 : i64} : memref<1024xf32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @negative_plan() {
+  // expected-error @below {{'tile.kernel' op has planned_shared_bytes -1; it must be >= 0}}
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = -1 : i64} {
+  }
+  return
+}

@@ -68,3 +68,19 @@ func.func @alloc_shared_nested(%n: index) {
   }
   return
 }
+
+// The placement of tile-plan-shared: an offset on each buffer (buffers may
+// share bytes), the region's size on the kernel.
+// CHECK-LABEL: func.func @planned
+func.func @planned() {
+  // CHECK: tile.kernel (%{{.*}}) in (1) threads(128) attributes {planned_shared_bytes = 8320 : i64}
+  tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 8320 : i64} {
+    // CHECK-NEXT: tile.alloc_shared {offset = 0 : i64} : memref<64x64xf16, #tile.scope<shared>>
+    %a = tile.alloc_shared {offset = 0 : i64} : memref<64x64xf16, #tile.scope<shared>>
+    // CHECK-NEXT: tile.alloc_shared {offset = 0 : i64} : memref<16xf32, #tile.scope<shared>>
+    %b = tile.alloc_shared {offset = 0 : i64} : memref<16xf32, #tile.scope<shared>>
+    // CHECK-NEXT: tile.alloc_shared {offset = 8192 : i64} : memref<128xi8, #tile.scope<shared>>
+    %c = tile.alloc_shared {offset = 8192 : i64} : memref<128xi8, #tile.scope<shared>>
+  }
+  return
+}

@@ -9,12 +9,12 @@
 // (`// -----` ends each part: test/Robustness/fuzz.py takes them one by one.)
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/f16.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/f32.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=F32
-// RUN: tile-opt %t/rounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=ROUNDS
-// RUN: tile-opt %t/dynamic.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=DYN
-// RUN: tile-opt %t/disable-load.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOLOAD
-// RUN: tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHARED
+// RUN: tile-opt %t/f16.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/f32.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=F32
+// RUN: tile-opt %t/rounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=ROUNDS
+// RUN: tile-opt %t/dynamic.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=DYN
+// RUN: tile-opt %t/disable-load.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOLOAD
+// RUN: tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHARED
 // RUN: not tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM80
 
 //--- f16.mlir
@@ -246,7 +246,7 @@ func.func @disable_load(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C
 // tile takes no shared memory, so 4 stages of 48 KiB fit beside its 64 KiB
 // (tile-verify-target leaves it out on sm_90a; sm_80 stores through it). A
 // shared tile that something else reads keeps its copies (@read_back).
-// SM80: error: 'tile.kernel' op allocates 262144 bytes of shared memory; sm_80 allows 166912 per block
+// SM80: error: 'tile.kernel' op allocates 196608 bytes of shared memory; sm_80 allows 166912 per block
 // SHARED-LABEL: func.func @shared_tile(
 // SHARED: tile.shared_bytes = 197696 : i64
 // SHARED-COUNT-16: nvvm.stmatrix

@@ -79,6 +79,25 @@ struct SharedEpilogue {
   CopyOp in, out;
 };
 std::optional<SharedEpilogue> getSharedEpilogue(Value tile);
+/// True when `tile` is such an epilogue of the accumulator of a gemm in a
+/// tile.pipelined loop earlier in the same block: the one the sm_90a TMA
+/// pipeline may store without the tile (TargetInfo::fusesSharedEpilogues).
+bool isPipelinedGemmEpilogue(Value tile);
+
+/// The lifetime of a shared buffer of a kernel: the first and last op of
+/// the kernel's body (positions in it) that use the buffer or a view of it,
+/// at any depth, so a use inside a loop spans the whole loop. A buffer
+/// nothing uses has none (`used` false, both at its alloc's position).
+struct SharedLifetime {
+  AllocSharedOp alloc;
+  int64_t first, last;
+  bool used;
+  bool overlaps(const SharedLifetime &other) const {
+    return first <= other.last && other.first <= last;
+  }
+};
+/// The lifetimes of `kernel`'s shared buffers, in allocation order.
+SmallVector<SharedLifetime> getSharedLifetimes(KernelOp kernel);
 
 /// Reports, at the op, a constant index or region of a load, store or atomic
 /// in the kernel's body that lies outside its on-chip buffer (part of the

@@ -43,6 +43,12 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     enclosing function; its shared, fragment and local buffers are its own
     (`tile.alloc_*` inside it: a tile buffer from outside is an error).
 
+    `planned_shared_bytes`, written by `tile-plan-shared`, is the size of
+    the region that holds the kernel's planned shared buffers (each
+    `tile.alloc_shared` then carries its `offset` in it): every planned
+    buffer must end inside it, and a kernel with the attribute must have an
+    offset on each of its shared buffers.
+
     ```mlir
     tile.kernel (%bx, %by) in (%gx, 8) threads(128) {
       %a = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
@@ -54,7 +60,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     Variadic<Index>:$dynamic_grid,
     DenseI64ArrayAttr:$static_grid,
     I64Attr:$threads,
-    OptionalAttr<DenseI64ArrayAttr>:$cluster
+    OptionalAttr<DenseI64ArrayAttr>:$cluster,
+    OptionalAttr<I64Attr>:$planned_shared_bytes
   );
   let regions = (region SizedRegion<1>:$body);
   let hasCustomAssemblyFormat = 1;
@@ -76,6 +83,8 @@ def Tile_KernelOp : Tile_Op<"kernel", [
     ::mlir::Block::BlockArgListType getBlockIndices() {
       return getBodyBlock().getArguments();
     }
+    /// Part of the region verifier: the offsets of tile-plan-shared.
+    ::llvm::LogicalResult verifySharedPlan();
   }];
 }
 
@@ -120,10 +129,24 @@ class Tile_AllocOp<string mnemonic, string scope, string scopeDoc>
 
 def Tile_AllocSharedOp : Tile_AllocOp<"alloc_shared", "shared", [{
     in shared memory: all threads of the block see the same data.
+    `offset`, written by `tile-plan-shared`, places the buffer that many
+    bytes into the kernel's planned shared region (a multiple of 128, the
+    alignment of shared buffers; buffers whose lifetimes do not overlap
+    may share bytes). Without it the lowering has no place for the buffer.
     ```mlir
     %a = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared {offset = 8192 : i64} : memref<64x64xf16, #tile.scope<shared>>
     ```
-  }]>;
+  }]> {
+  let arguments = (ins OptionalAttr<I64Attr>:$offset);
+  let extraClassDeclaration = [{
+    static ::mlir::tile::Scope getExpectedScope() {
+      return ::mlir::tile::Scope::Shared;
+    }
+    /// The alignment of planned shared buffers (bytes).
+    static constexpr int64_t kAlignment = 128;
+  }];
+}
 
 def Tile_AllocFragmentOp : Tile_AllocOp<"alloc_fragment", "fragment", [{
     in registers, distributed over the block's threads by a layout that the

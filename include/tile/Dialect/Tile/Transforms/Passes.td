@@ -293,4 +293,58 @@ def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
   ];
 }
 
+def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
+  let summary = "Place each kernel's shared buffers, sharing the bytes of "
+                "buffers whose lifetimes do not overlap";
+  let description = [{
+    Gives every `tile.alloc_shared` of a GPU kernel its `offset` in the
+    kernel's planned shared region and the kernel its
+    `planned_shared_bytes`; `tile-lower-ops` places the region after the
+    pipelines' stage rings and the lowerings' scratch buffers and reads the
+    offsets. On the CPU every buffer is an array of its own and the pass
+    changes nothing.
+
+    A buffer's lifetime runs from the first to the last op of the kernel's
+    body that uses it (directly or through a view, at any depth): a use
+    inside a loop keeps the buffer alive across the whole loop, so the
+    buffers a `tile.pipelined` loop fills (and the pipeliners multi-buffer)
+    and those of its asynchronous copies, TMA loads and wgmma reads live
+    until the loop and the waits placed after it are done.
+
+    The buffers a pipeliner may take over are placed after the others, so
+    that those it replaces leave no hole: first those the sm_90a TMA
+    pipeline may keep in its own region (a gemm operand loaded once before
+    a pipelined loop, the shared tile of an epilogue after one), then the
+    unused ones (the lowering gives them no storage), last the targets of
+    a pipelined loop's copies from global memory, which the pipeliners
+    replace by their stage buffers; these never share bytes.
+
+    When the buffers and the pipelines' extra stages fit the target's
+    shared memory without sharing, the buffers are placed one after the
+    other in that order, 128-byte aligned: the placement `tile-lower-ops`
+    always made, so the code of such kernels is unchanged. Otherwise each
+    buffer goes to the lowest 128-byte aligned offset whose bytes no buffer
+    of an overlapping lifetime holds, and a `gpu.barrier` before the first
+    op of a buffer that reuses bytes orders its writes after every thread's
+    last access of the earlier buffer (the pipeliners drain their
+    cp.async groups, TMA loads and wgmma reads after their loop, before
+    that barrier). If even that does not fit, the kernel is reported with a
+    note at each buffer giving its type and size.
+
+    ```mlir
+    // --tile-plan-shared=target=sm_90a, A and O disjoint in time:
+    tile.kernel (%bx) in (1) threads(128) attributes {planned_shared_bytes = 65536 : i64} {
+      %a = tile.alloc_shared {offset = 0 : i64} : memref<128x256xf16, #tile.scope<shared>>
+      %o = tile.alloc_shared {offset = 0 : i64} : memref<128x256xf16, #tile.scope<shared>>
+      ...
+    }
+    ```
+    Runs after `tile-infer-layouts`, before `tile-lower-ops`.
+  }];
+  let options = [
+    Tile_TargetOption<"Target to plan for">
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD
