@@ -1417,6 +1417,12 @@ projectedRegisters(FragmentLayoutAttr driver, int64_t driverRegs,
       threads * driverRegs > (int64_t(1) << 18))
     return std::nullopt;
   bool full = (n * driver.getReplicate()) % threads == 0;
+  // A slot of `fragment` that holds nothing (a fragment smaller than the
+  // block: registerHoldsElement) is never written, though the inverse map
+  // names an element there too.
+  int64_t fragmentElements = numElements(fragment.getShape());
+  bool fragmentFull =
+      (fragmentElements * fragment.getReplicate()) % threads == 0;
   SmallVector<int64_t> regs(driverRegs, -1);
   for (int64_t t = 0; t < threads; ++t) {
     for (int64_t r = 0; r < driverRegs; ++r) {
@@ -1428,6 +1434,7 @@ projectedRegisters(FragmentLayoutAttr driver, int64_t driverRegs,
         at.push_back(e[p]);
       int64_t reg = fragment.apply(at).second;
       if (reg < 0 || (regs[r] != -1 && regs[r] != reg) ||
+          (!fragmentFull && reg * threads + t >= fragmentElements) ||
           fragment.applyInverse(t, reg) != at)
         return std::nullopt;
       regs[r] = reg;
