@@ -9,6 +9,7 @@ at a size whose rows the tiles do not divide, checked against torch.
     TILEMLIR_CACHE_DIR=.jitcache PYTHONPATH=python python3 benchmark/gpu/tensor_layouts_on_gpu.py
 """
 
+import importlib
 import pathlib
 import sys
 
@@ -54,7 +55,7 @@ def main():
             print(f"{chip}: {k1.bundle_dir} {k2.bundle_dir}")
         return
     import torch
-    chip = tilemlir.jit.resolve_target("cuda").split(":")[1]
+    chip = importlib.import_module("tilemlir.jit").resolve_target("cuda").split(":")[1]
     k1, k2 = built[chip]
     x = torch.randn(L, D, device="cuda")
     dq = torch.zeros(L, D, device="cuda")
