@@ -300,4 +300,17 @@ std::unique_ptr<TargetInfo> TargetInfo::getOrEmitError(StringRef name,
   return info;
 }
 
+LogicalResult tile::forEachGpuKernel(
+    Operation *root, StringRef name,
+    function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn) {
+  std::unique_ptr<TargetInfo> info = TargetInfo::getOrEmitError(name, root);
+  if (!info)
+    return failure();
+  if (!info->isGPU())
+    return success();
+  bool ok = true;
+  root->walk([&](KernelOp kernel) { ok &= succeeded(fn(kernel, *info)); });
+  return success(ok);
+}
+
 StringRef TargetInfo::knownTargets() { return "cpu, sm_80, sm_90a, gfx942"; }

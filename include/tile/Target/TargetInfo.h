@@ -129,6 +129,14 @@ public:
   static StringRef knownTargets();
 };
 
+/// The walk of the GPU passes over their module: gives every tile.kernel
+/// under `root` to `fn` with the target `name`, and fails when the target is
+/// unknown (reported at `root`) or `fn` failed on a kernel (having reported
+/// it). Succeeds without calling `fn` on targets that are not GPUs.
+LogicalResult
+forEachGpuKernel(Operation *root, StringRef name,
+                 function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn);
+
 } // namespace mlir::tile
 
 #endif // TILE_TARGET_TARGETINFO_H

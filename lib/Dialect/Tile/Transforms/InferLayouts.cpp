@@ -202,28 +202,20 @@ struct TileInferLayoutsPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info =
-        TargetInfo::getOrEmitError(target, getOperation());
-    if (!info)
-      return signalPassFailure();
-    if (!info->isGPU())
-      return;
-    bool ok = true;
-    getOperation().walk([&](KernelOp kernel) {
+    auto infer = [](KernelOp kernel, const TargetInfo &info) {
       FailureOr<DenseMap<Value, FragmentLayoutAttr>> layouts =
-          inferFragmentLayouts(kernel, *info);
-      if (failed(layouts)) {
-        ok = false;
-        return;
-      }
+          inferFragmentLayouts(kernel, info);
+      if (failed(layouts))
+        return failure();
       kernel.walk([&](AllocFragmentOp alloc) {
         FragmentLayoutAttr layout = layouts->lookup(alloc.getResult());
         LLVM_DEBUG(llvm::dbgs()
                    << "layout of " << alloc << ": " << layout << "\n");
         alloc->setAttr(getLayoutAttrName(), layout);
       });
-    });
-    if (!ok)
+      return success();
+    };
+    if (failed(forEachGpuKernel(getOperation(), target, infer)))
       signalPassFailure();
   }
 };

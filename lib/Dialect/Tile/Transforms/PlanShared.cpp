@@ -281,19 +281,13 @@ struct TilePlanSharedPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info =
-        TargetInfo::getOrEmitError(target, getOperation());
-    if (!info)
-      return signalPassFailure();
-    if (!info->isGPU())
-      return;
-    bool ok = true;
-    getOperation().walk([&](KernelOp kernel) {
+    auto plan = [](KernelOp kernel, const TargetInfo &info) {
       // Planned already (its barriers are in place).
-      if (!kernel.getPlannedSharedBytes())
-        ok &= succeeded(planKernel(kernel, *info));
-    });
-    if (!ok)
+      if (kernel.getPlannedSharedBytes())
+        return success();
+      return planKernel(kernel, info);
+    };
+    if (failed(forEachGpuKernel(getOperation(), target, plan)))
       signalPassFailure();
   }
 };

@@ -55,18 +55,9 @@ struct TileSelectMmaPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info =
-        TargetInfo::getOrEmitError(target, getOperation());
-    if (!info)
-      return signalPassFailure();
-    if (!info->isGPU())
-      return;
-    bool ok = true;
-    getOperation().walk([&](KernelOp kernel) {
-      if (!selectFromGemms(kernel, *info)) {
-        ok = false;
-        return;
-      }
+    auto select = [&](KernelOp kernel, const TargetInfo &info) {
+      if (!selectFromGemms(kernel, info))
+        return failure();
       // The layouts tile-infer-layouts will choose from these partitions;
       // where it cannot (conflicting anchors) it reports that itself, and
       // the gemms are judged without layouts here.
@@ -75,20 +66,20 @@ struct TileSelectMmaPass
         ScopedDiagnosticHandler silence(&getContext(),
                                         [](Diagnostic &) { return success(); });
         FailureOr<DenseMap<Value, FragmentLayoutAttr>> inferred =
-            inferFragmentLayouts(kernel, *info);
+            inferFragmentLayouts(kernel, info);
         if (succeeded(inferred))
           layouts = std::move(*inferred);
       }
-      if (failed(info->settleMma(
-              kernel, [&](Value v) { return layouts.lookup(v); })))
-        ok = false;
+      LogicalResult settled =
+          info.settleMma(kernel, [&](Value v) { return layouts.lookup(v); });
       LLVM_DEBUG(kernel.walk([&](Operation *op) {
         if (isa<GemmOp, GemmSpOp>(op))
           llvm::dbgs() << "chose " << op->getAttr("mma") << " for " << *op
                        << "\n";
       }));
-    });
-    if (!ok)
+      return settled;
+    };
+    if (failed(forEachGpuKernel(getOperation(), target, select)))
       signalPassFailure();
   }
 };
