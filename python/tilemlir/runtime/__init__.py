@@ -87,6 +87,25 @@ def bind_dim_expr(entry, got, dims, name):
                          f"for {dim_text(entry)} in argument '{name}' makes it {q}")
 
 
+def check_shape(name, want, got, dims):
+    """Checks the shape `got` of tensor argument `name` against its bundle
+    shape `want` (ints, dynamic dimensions, size expressions), binding the
+    dynamic dimensions in `dims`; a ValueError where they disagree."""
+    if len(got) != len(want):
+        raise ValueError(f"argument '{name}' must have {len(want)} dimensions "
+                         f"{shape_text(want)}, got shape {got}")
+    for k, (w, g) in enumerate(zip(want, got)):
+        if isinstance(w, int):
+            if w != g:
+                raise ValueError(f"argument '{name}' must have shape "
+                                 f"{shape_text(want)}, got {got} (dim {k})")
+        elif isinstance(w, dict):
+            bind_dim_expr(w, g, dims, name)
+        elif dims.setdefault(w, g) != g:
+            raise ValueError(f"dynamic dimension '{w}' is {dims[w]} elsewhere but "
+                             f"{g} in argument '{name}'")
+
+
 def dim_value(entry, dims):
     """The size of shape entry `entry` with the dynamic dimensions `dims`, or
     None where one it needs is not there."""

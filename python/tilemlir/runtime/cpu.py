@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
-from . import bind_dim_expr, check_written, shape_text, torch_read_only
+from . import check_shape, check_written, torch_read_only
 
 
 class _HostTensor:
@@ -125,20 +125,7 @@ class CpuKernel:
             want = as_dtype(p["dtype"])
             if not _same_dtype(want, t.dtype):
                 raise TypeError(f"argument '{name}' must have dtype {want.name}, got {t.dtype}")
-            if len(t.shape) != len(p["shape"]):
-                raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
-                                 f"{shape_text(p['shape'])}, got shape {t.shape}")
-            for d, (want_dim, got) in enumerate(zip(p["shape"], t.shape)):
-                if isinstance(want_dim, int):
-                    if want_dim != got:
-                        raise ValueError(f"argument '{name}' must have shape "
-                                         f"{shape_text(p['shape'])}, got {t.shape} (dim {d})")
-                elif isinstance(want_dim, dict):
-                    bind_dim_expr(want_dim, got, dims, name)
-                else:
-                    if dims.setdefault(want_dim, got) != got:
-                        raise ValueError(f"dynamic dimension '{want_dim}' is {dims[want_dim]} "
-                                         f"elsewhere but {got} in argument '{name}'")
+            check_shape(name, p["shape"], t.shape, dims)
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
                                  "(use np.ascontiguousarray, or .contiguous() on a torch tensor)")

@@ -46,7 +46,7 @@ import struct
 import sys
 import threading
 
-from . import (bind_dim_expr, check_written, dynamic_names, shape_text,
+from . import (check_shape, check_written, dynamic_names,
                torch_read_only)
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
@@ -1039,19 +1039,7 @@ class CudaKernel:
             if t.dtype is not d:
                 raise TypeError(f"argument '{name}' must have dtype {d.name}, got "
                                 f"{_dtype_name_of(t)}")
-            if len(t.shape) != len(p["shape"]):
-                raise ValueError(f"argument '{name}' must have {len(p['shape'])} dimensions "
-                                 f"{shape_text(p['shape'])}, got shape {t.shape}")
-            for k, (want, got) in enumerate(zip(p["shape"], t.shape)):
-                if isinstance(want, int):
-                    if want != got:
-                        raise ValueError(f"argument '{name}' must have shape "
-                                         f"{shape_text(p['shape'])}, got {t.shape} (dim {k})")
-                elif isinstance(want, dict):
-                    bind_dim_expr(want, got, dims, name)
-                elif dims.setdefault(want, got) != got:
-                    raise ValueError(f"dynamic dimension '{want}' is {dims[want]} elsewhere but "
-                                     f"{got} in argument '{name}'")
+            check_shape(name, p["shape"], t.shape, dims)
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")
             if t.device is not None:
