@@ -146,6 +146,11 @@ int64_t mlir::tile::getBufferBytes(MemRefType type) {
   return static_cast<int64_t>(bytes);
 }
 
+int64_t mlir::tile::addBytes(int64_t a, int64_t b) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  return b > kMax - a ? kMax : a + b;
+}
+
 StringRef mlir::tile::stringifyScopeOf(MemRefType type) {
   if (std::optional<Scope> scope = getScope(type))
     return stringifyScope(*scope);

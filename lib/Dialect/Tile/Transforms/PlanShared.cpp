@@ -31,8 +31,6 @@ namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kAlign = AllocSharedOp::kAlignment;
 
-int64_t addSat(int64_t a, int64_t b) { return b > kMax - a ? kMax : a + b; }
-
 int64_t alignSat(int64_t bytes) {
   return bytes > kMax - kAlign ? kMax : int64_t(llvm::alignTo(bytes, kAlign));
 }
@@ -139,7 +137,7 @@ int64_t placeInSequence(ArrayRef<Buffer *> order) {
   int64_t end = 0;
   for (Buffer *b : order) {
     b->offset = alignSat(end);
-    end = addSat(b->offset, b->bytes);
+    end = addBytes(b->offset, b->bytes);
   }
   return end;
 }
@@ -153,22 +151,22 @@ int64_t placeWithReuse(ArrayRef<Buffer *> order) {
   for (Buffer *b : order) {
     if (b->kind == Kind::Pipelined) {
       b->offset = alignSat(end);
-      end = addSat(b->offset, b->bytes);
+      end = addBytes(b->offset, b->bytes);
       continue;
     }
     SmallVector<std::pair<int64_t, int64_t>> taken;
     for (Buffer *p : placed)
       if (p->overlaps(*b))
-        taken.push_back({p->offset, addSat(p->offset, p->bytes)});
+        taken.push_back({p->offset, addBytes(p->offset, p->bytes)});
     llvm::sort(taken);
     int64_t offset = 0;
     for (auto [from, to] : taken) {
-      if (addSat(offset, b->bytes) <= from)
+      if (addBytes(offset, b->bytes) <= from)
         break;
       offset = std::max(offset, alignSat(to));
     }
     b->offset = offset;
-    end = std::max(end, addSat(offset, b->bytes));
+    end = std::max(end, addBytes(offset, b->bytes));
     placed.push_back(b);
   }
   return end;
@@ -183,11 +181,11 @@ int64_t estimateBytes(ArrayRef<Buffer> buffers, bool fused) {
   int64_t end = 0, stages = 0;
   for (const Buffer &b : buffers) {
     if (b.kind == Kind::Pipelined)
-      stages = addSat(stages, alignSat(addSat(b.bytes, b.extraStages)));
+      stages = addBytes(stages, alignSat(addBytes(b.bytes, b.extraStages)));
     else if (b.kind != Kind::Unused && !(fused && b.fusable))
-      end = std::max(end, addSat(b.offset, b.bytes));
+      end = std::max(end, addBytes(b.offset, b.bytes));
   }
-  return addSat(alignSat(end), stages);
+  return addBytes(alignSat(end), stages);
 }
 
 /// A gpu.barrier before the first op of each buffer that reuses bytes of a
@@ -200,8 +198,8 @@ void insertReuseBarriers(ArrayRef<Buffer> buffers,
   };
   for (const Buffer &b : buffers)
     for (const Buffer &earlier : buffers)
-      if (shares(b) && shares(earlier) && earlier.last < b.first && earlier.offset < addSat(b.offset, b.bytes) &&
-          b.offset < addSat(earlier.offset, earlier.bytes))
+      if (shares(b) && shares(earlier) && earlier.last < b.first && earlier.offset < addBytes(b.offset, b.bytes) &&
+          b.offset < addBytes(earlier.offset, earlier.bytes))
         at.insert(b.first);
   for (int64_t pos : at) {
     Operation *op = bodyOps[pos];

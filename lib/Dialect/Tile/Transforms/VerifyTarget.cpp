@@ -124,7 +124,7 @@ LogicalResult verifyThreadStorage(KernelOp kernel, const TargetInfo &target) {
       }
     } else if (auto local = dyn_cast<AllocLocalOp>(op)) {
       int64_t bytes = getBufferBytes(local.getType());
-      localBytes = bytes > kMax - localBytes ? kMax : localBytes + bytes;
+      localBytes = addBytes(localBytes, bytes);
     }
   });
   if (target.getMaxLocalBytesPerThread() &&
@@ -144,9 +144,7 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
   ok &= succeeded(verifyThreadStorage(kernel, target));
 
   // Saturating sums: absurd shapes must not wrap around below the limit.
-  auto add = [&](int64_t &sum, int64_t bytes) {
-    sum = bytes > kMax - sum ? kMax : sum + bytes;
-  };
+  auto add = [](int64_t &sum, int64_t bytes) { sum = addBytes(sum, bytes); };
   // Shared buffers, and all block buffers (fragment and local too): on a
   // CPU they all live on the stack of the block's worker thread.
   int64_t sharedBytes = 0, blockBytes = 0;

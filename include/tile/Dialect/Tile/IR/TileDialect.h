@@ -40,6 +40,10 @@ StringRef stringifyScopeOf(MemRefType type);
 /// 64 bits (getElementTypeBitWidth does not take them).
 int64_t getBufferBytes(MemRefType type);
 
+/// `a + b` for byte counts (non-negative), saturated at INT64_MAX as
+/// getBufferBytes is, so sums of absurd sizes stay above every limit.
+int64_t addBytes(int64_t a, int64_t b);
+
 /// Checks that `op` is nested in a tile.kernel (the InKernel trait).
 LogicalResult verifyInKernel(Operation *op);
 
