@@ -1171,6 +1171,13 @@ bool mmaAFromRegisters(GemmOp op, const Storage &a, WarpPartition part) {
                                                  {part.warpsM, 1});
 }
 
+/// The error of a gemm that reaches the lowering without the #tile.mma
+/// tile-select-mma gives it.
+LogicalResult reportNoMma(Operation *gemm) {
+  return gemm->emitOpError() << "has no #tile.mma instruction choice; run "
+                                "tile-select-mma before tile-lower-ops";
+}
+
 /// tile.gemm as its #tile.mma (tile-select-mma) asks: wgmma on the panel
 /// buffers of a TMA pipeline, or mma.sync on its warp partition.
 struct GemmLowering : public OpRewritePattern<GemmOp> {
@@ -1195,9 +1202,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     };
     MmaAttr mma = op.getMmaAttr();
     if (!mma)
-      return op.emitOpError()
-             << "has no #tile.mma instruction choice; run tile-select-mma "
-                "before tile-lower-ops";
+      return reportNoMma(op);
     WarpPartition part = getMmaPartition(mma);
     bool aInRegisters = mmaAFromRegisters(op, *a, part);
     if (a->scope == Scope::Local || b->scope == Scope::Local ||
@@ -1280,9 +1285,7 @@ struct GemmSpLowering : public OpRewritePattern<GemmSpOp> {
     int64_t threads = getThreads(op);
     MmaAttr mma = op.getMmaAttr();
     if (!mma)
-      return op.emitOpError()
-             << "has no #tile.mma instruction choice; run tile-select-mma "
-                "before tile-lower-ops";
+      return reportNoMma(op);
     WarpPartition part = getMmaPartition(mma);
     if (k % 16 != 0 ||
         c->layout !=
