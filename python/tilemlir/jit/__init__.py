@@ -189,9 +189,7 @@ class JITKernel:
         import torch
         from ..language.dtypes import as_dtype
         device = given[0].device if given else "cuda"
-        dt = as_dtype(param["dtype"])
-        name = {"float8_e4m3": "float8_e4m3fn", "bool": "bool"}.get(dt.name, dt.name)
-        return torch.empty(shape, dtype=getattr(torch, name), device=device)
+        return torch.empty(shape, dtype=as_dtype(param["dtype"]).as_torch(), device=device)
 
     def get_kernel_source(self):
         """The final code: PTX for CUDA targets, LLVM IR for the CPU."""
