@@ -160,11 +160,14 @@ class ThreadOpsMixin:
                              node)
         return self.convert(self.value(x, node), "i1", node)
 
-    def _vote(self, node, kind, what, result):
-        a = self._args(node, ["predicate", "mask"], {"mask": None})
+    def _vote(self, node, kind, what, result, takes_mask=True):
+        """T.any_sync / all_sync / ballot_sync (predicate, mask) and T.ballot
+        (predicate, the whole warp)."""
+        a = (self._args(node, ["predicate", "mask"], {"mask": None}) if takes_mask
+             else self._args(node, ["predicate"]))
         self._in_kernel(f"T.{what}", node)
         pred = self._predicate(a["predicate"], node, what)
-        mask = self._mask(a["mask"], node)
+        mask = self._mask(a.get("mask"), node)
         ssa = self.b.fresh(kind)
         vtype = "i32" if kind == "ballot" else "i1"
         self.b.emit(f"{ssa} = nvvm.vote.sync {kind} {mask.ssa}, {pred.ssa} -> {vtype}",
@@ -187,16 +190,7 @@ class ThreadOpsMixin:
         return self._vote(node, "ballot", "ballot_sync", "i64")
 
     def call_ballot(self, node):
-        a = self._args(node, ["predicate"])
-        self._in_kernel("T.ballot", node)
-        pred = self._predicate(a["predicate"], node, "ballot")
-        mask = self._mask(None, node)
-        ssa = self.b.fresh("ballot")
-        self.b.emit(f"{ssa} = nvvm.vote.sync ballot {mask.ssa}, {pred.ssa} -> i32",
-                    self.loc(node))
-        ext = self.b.fresh("ballot64")
-        self.b.emit(f"{ext} = arith.extui {ssa} : i32 to i64", self.loc(node))
-        return Value(ext, "i64")
+        return self._vote(node, "ballot", "ballot", "i64", takes_mask=False)
 
     def call_activemask(self, node):
         self._args(node, [])
