@@ -14,6 +14,7 @@ import inspect
 from .. import language as T
 from ..errors import TileCompileError
 from . import dtypes
+from .buffer_ops import BufferOpsMixin
 from .expressions import ExpressionsMixin
 from .frame import Frame, Scope
 from .ir import Access, Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_literal, int_literal
@@ -24,7 +25,7 @@ from .thread_ops import ThreadOpsMixin
 from .tile_ops import TileOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, ScalarOpsMixin,
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin, ScalarOpsMixin,
                  ThreadOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
