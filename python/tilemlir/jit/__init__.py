@@ -455,7 +455,8 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
 
         @functools.wraps(factory)
         def wrapper(*args, **kwargs):
-            key = (args, tuple(sorted(kwargs.items())))
+            # The enclosing `with Target(...)` picks the target of "auto".
+            key = (args, tuple(sorted(kwargs.items())), str(_context_target(target)))
             try:
                 hash(key)
             except TypeError:
