@@ -279,13 +279,15 @@ def dequant_cases():
             rtol=1e-1, atol=1e3, work=n * k // 2 + 2 * (k + n), unit="GB/s", quick=n == 8192))
     # examples/dequantize_gemm/example_dequant_gemm_fine_grained.py: its
     # test's W4A16 matmul (fp16 x uint4, 128x128x32, 3 stages, 128 threads)
-    # at the test's 256^3 and at 4096^3.
-    for m in (256, 4096):
+    # at the test's 256^3 with its fp16 accumulator, and at 4096^3 with an
+    # fp32 one (an fp16 sum of 4096 products is too coarse to check).
+    for m, accum in ((256, "float16"), (4096, "float32")):
         cases.append(Case(
             "dequantize gemm", "examples/dequantize_gemm/example_dequant_gemm_fine_grained.py",
-            "matmul", f"{m}^3 fp16 x uint4 -> fp16, 128x128x32, 3 stages, 128 threads",
-            build=lambda mod, m=m: mod.matmul(m, m, m, 128, 128, 32, "float16", "float16",
-                                              "float16", 3, 128),
+            "matmul", f"{m}^3 fp16 x uint4 -> fp16, {accum} accumulator, 128x128x32, "
+            "3 stages, 128 threads",
+            build=lambda mod, m=m, accum=accum: mod.matmul(m, m, m, 128, 128, 32, "float16",
+                                                           "float16", accum, 3, 128),
             inputs=lambda t, h, m=m: (t.rand(m, m), t.randint(0, 127, (m, m // 2),
                                                               dtype="int8")),
             reference=lambda mod, a: (a[0].float() @ mod._unpack_unsigned_int4_to_half(
@@ -387,9 +389,15 @@ def _fwd_case(file, layout, config, b, h, s, d, build, reference, dtype, causal,
         return t.randn(*q_shape, dtype=dtype), t.randn(*kv_shape, dtype=dtype), \
             t.randn(*kv_shape, dtype=dtype)
 
+    def reference_f32(mod, args):
+        """The program's reference on float32 copies (in bf16 it is itself
+        as coarse as the kernels)."""
+        return reference(mod, [x.float() for x in args])
+
     flops = 4 * b * h * s * s * d * (0.5 if causal else 1)
+    tol = 2e-2 if dtype == "bfloat16" else 1e-2
     return Case("attention fwd", file, "flashattn", config, build=build, inputs=inputs,
-                reference=reference, work=flops, edits=edits,
+                reference=reference_f32, work=flops, edits=edits, rtol=tol, atol=tol,
                 baseline=("SDPA", _sdpa(layout, causal, groups)), quick=quick)
 
 

@@ -14,24 +14,42 @@ each round, median of the rounds), with cuBLAS / SDPA / torch beside them
 where natural. A program that fails on one side (import, compile, run,
 check) is a row that says so; the others go on.
 
-    # build machine, no GPU: compile every TileMLIR kernel of the set for
-    # sm_90a into a cache (runs each program with kernel launches left out)
-    TILEMLIR_CACHE_DIR=.jitcache .venv-corpus/bin/python benchmark/vs_tilelang.py \\
+    # build machine, no GPU (needs torch: .venv-corpus, see RESULTS.md):
+    # every TileMLIR kernel of the set compiled for sm_90a into a cache (each
+    # program runs on an emulated device with its launches left out, so the
+    # kernels a program builds as it runs compile too); what does not
+    # compile is recorded beside the cache (vs_tilelang_fill.json)
+    TILEMLIR_CACHE_DIR=.jitcache .venv-corpus/bin/python benchmark/vs_tilelang.py \
         /path/to/tilelang --fill
-    # copy the set's example folders (their .py files) into an ignored folder
-    # to send with the run, with TileLang's wheels (shared/PLATFORM.md)
-    .venv/bin/python benchmark/vs_tilelang.py /path/to/tilelang --stage .tlvs
-    # GPU machine (carry .jitcache and .tlvs): (a) TileMLIR from the cache
-    mkdir -p /tmp/site && tar -xJf .tlvs/tl.tar.xz -C /tmp/site
-    TILEMLIR_CACHE_DIR=.jitcache PYTHONPATH=python:/tmp/site python3 \\
-        benchmark/vs_tilelang.py .tlvs --json vs.json
-    # (b) or with the TileMLIR wheel installed there: PYTHONPATH=<wheel>:/tmp/site
+    # the set's example folders (their .py files) copied into a folder git
+    # ignores, to send with the run, with TileLang's wheels (shared/PLATFORM.md)
+    .venv/bin/python benchmark/vs_tilelang.py /path/to/tilelang --stage .tlex
+    cp tl.tar.xz .tlex/
+    # GPU machine, carrying .jitcache and .tlex: (a) TileMLIR from the cache,
+    # without its compiler
+    mkdir -p /tmp/site && tar -xJf .tlex/tl.tar.xz -C /tmp/site
+    TILEMLIR_CACHE_DIR=.jitcache PYTHONPATH=python:/tmp/site python3 \
+        benchmark/vs_tilelang.py .tlex --quick --json vs.json --markdown vs.md
+    # (b) or with the TileMLIR wheel installed there (it compiles itself):
+    PYTHONPATH=<the wheel's site>:/tmp/site python3 benchmark/vs_tilelang.py .tlex
+
+    # here, without a GPU: the run's path on the emulated device (TileMLIR's
+    # launches left out, TileLang's kernels compiled where it imports)
+    TILEMLIR_CACHE_DIR=.jitcache .venv-corpus/bin/python benchmark/vs_tilelang.py \
+        /path/to/tilelang --dry --rounds 1
+
+The table: program, configuration, TileMLIR ms, TileLang ms, ratio (TileLang
+ms / TileMLIR ms: above 1, TileMLIR is faster), TFLOP/s or GB/s of each, the
+baseline, and each side's check (max |error| or what failed: "not
+compiled: <first error>", "run failed", "MISMATCH"); then the geometric mean
+of the ratio over the rows where both ran and matched. TileLang's kernels are
+compiled in threads (--jobs; TileLang does so itself) after TileMLIR's.
 
 Options: --only SUBSTRING (repeatable: programs, configurations or families
-containing it), --quick (one or two configurations a family), --json PATH,
---markdown PATH (the table, also printed), --rounds N, --jobs N (threads that
-compile TileLang's kernels; TileLang compiles in threads itself),
---no-tilelang (TileMLIR alone)."""
+containing it), --quick (one to three configurations a family), --json PATH,
+--markdown PATH (the table, also printed), --rounds N, --jobs N,
+--no-tilelang (TileMLIR alone), --isolate (each family in a process of its
+own), --list (the cases)."""
 
 import argparse
 import concurrent.futures
@@ -487,6 +505,9 @@ def run_case(case, sides, built, modules, torch, rounds, checkout, dry=False):
             row[key] = {"status": "not compiled: " + where_failed(kernel, checkout)
                         if kernel is not None else "not run"}
             continue
+        if dry and side.name == "TileLang":
+            row[key] = {"status": "compiled (dry)"}  # its launches cannot be left out
+            continue
         try:
             if case.prepare:
                 case.prepare(args)
@@ -543,7 +564,9 @@ def reference_of(case, modules, sides, args):
     return error if modules else RuntimeError("no program loaded")
 
 
-def run(cases, checkout, tilemlir, tilelang_error, rounds, jobs, dry=False):
+def run(cases, checkout, tilemlir, tilelang_error, rounds, jobs, dry=False, on_row=None):
+    """The rows of the cases; on_row(rows so far) after each (so that a run
+    cut short by a time limit leaves what it measured)."""
     import torch
     ours = our_side(checkout, tilemlir)
     sides = [ours]
@@ -572,6 +595,8 @@ def run(cases, checkout, tilemlir, tilelang_error, rounds, jobs, dry=False):
             row["TileLang"] = {"status": "TileLang unavailable: " + tilelang_error}
         rows.append(row)
         print(row_line(row), flush=True)
+        if on_row:
+            on_row(rows)
         torch.cuda.empty_cache()
     return rows
 
@@ -693,8 +718,9 @@ def parse_args(argv):
     ap.add_argument("--jobs", type=int, default=min(16, os.cpu_count() or 1))
     ap.add_argument("--no-tilelang", action="store_true")
     ap.add_argument("--dry", action="store_true",
-                    help="no GPU: the run's path on the emulated device with launches left out "
-                    "and no references (checks this harness, not the kernels)")
+                    help="no GPU: the run's path on the emulated device, TileMLIR's launches "
+                    "left out, TileLang's kernels compiled only, no references (checks this "
+                    "harness, not the kernels)")
     ap.add_argument("--list", action="store_true", help="print the cases and exit")
     ap.add_argument("--isolate", action="store_true",
                     help="each family in a process of its own (a kernel that breaks the CUDA "
@@ -711,8 +737,7 @@ def compare(args, cases, checkout, tilemlir, meta):
             from corpus import cpu_torch
             cpu_torch.install()
             stack.enter_context(launches_left_out(tilemlir))
-        no_tilelang = args.no_tilelang or args.dry
-        tilelang, error = (None, "--no-tilelang") if no_tilelang else import_tilelang()
+        tilelang, error = (None, "--no-tilelang") if args.no_tilelang else import_tilelang()
         if tilelang is not None:
             meta["tilelang_version"] = getattr(tilelang, "__version__", "?")
             meta["tilelang_from"] = str(pathlib.Path(tilelang.__file__).parent)
@@ -722,11 +747,9 @@ def compare(args, cases, checkout, tilemlir, meta):
         import torch
         meta["device"] = torch.cuda.get_device_name()
         meta["torch"] = torch.__version__
-        rows = run(cases, checkout, tilemlir, error, args.rounds, args.jobs, args.dry)
-    table = markdown(rows, meta)
-    print(table)
-    if args.markdown:
-        pathlib.Path(args.markdown).write_text(table)
+        rows = run(cases, checkout, tilemlir, error, args.rounds, args.jobs, args.dry,
+                   on_row=lambda rows: write_outputs(args, meta, rows))
+    print(write_outputs(args, meta, rows))
     return rows
 
 
@@ -768,15 +791,21 @@ def run_isolated(args, cases):
                                  "error": f"its process ended with status {result.returncode}"})
     meta = meta or {"date": "-"}
     meta["command"] = " ".join(sys.argv)
+    print(write_outputs(args, meta, rows))
+    return 0
+
+
+def write_outputs(args, meta, rows):
+    """The table (returned) and the JSON, written where --markdown and
+    --json say."""
     meta["geomean_ratio"] = geomean(ratio(r) for r in rows)
     table = markdown(rows, meta)
-    print(table)
     if args.markdown:
         pathlib.Path(args.markdown).write_text(table)
     if args.json:
         pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1,
                                                       default=str))
-    return 0
+    return table
 
 
 def main(argv=None):
@@ -803,13 +832,9 @@ def main(argv=None):
     print(f"tilemlir {tilemlir.__version__} from {meta['tilemlir_from']}; {len(cases)} cases",
           flush=True)
     if args.fill:
-        rows = fill(cases, checkout, tilemlir)
+        fill(cases, checkout, tilemlir)
     else:
-        rows = compare(args, cases, checkout, tilemlir, meta)
-    meta["geomean_ratio"] = geomean(ratio(r) for r in rows) if not args.fill else None
-    if args.json:
-        pathlib.Path(args.json).write_text(json.dumps({"meta": meta, "rows": rows}, indent=1,
-                                                      default=str))
+        compare(args, cases, checkout, tilemlir, meta)
     return 0
 
 
