@@ -12,7 +12,9 @@ against the program's own torch reference where it has one, else ours. Both
 are timed in alternating rounds (CUDA events around each call, median of
 each round, median of the rounds), with cuBLAS / SDPA / torch beside them
 where natural. A program that fails on one side (import, compile, run,
-check) is a row that says so; the others go on.
+check) is a row that says so; the others go on. Where the machine lacks
+einops or pytest (imported at the top of some programs, for their references
+or test marks), stand-ins take their place.
 
     # build machine, no GPU (needs torch: .venv-corpus, see RESULTS.md):
     # every TileMLIR kernel of the set compiled for sm_90a into a cache (each
@@ -107,10 +109,11 @@ def import_tilelang():
         return None, first_line(e)
 
 
-def stub_einops():
-    """Some programs import einops at the top for their references only; the
-    GPU machine has none. A stand-in that fails when used (those rows use
-    our references)."""
+def stub_missing_modules():
+    """Stand-ins for modules that programs import at the top but the GPU
+    machine lacks: einops (for references only: a stand-in that fails when
+    used, and those rows use our references) and pytest (for test marks, as
+    tilelang.testing imports it: marks that change nothing)."""
     try:
         import einops  # noqa: F401
     except ImportError:
@@ -120,6 +123,29 @@ def stub_einops():
             raise RuntimeError("einops is not installed")
         stub.rearrange = stub.einsum = stub.repeat = stub.reduce = missing
         sys.modules["einops"] = stub
+    try:
+        import pytest  # noqa: F401
+    except ImportError:
+        sys.modules["pytest"] = _pytest_stand_in()
+
+
+def _pytest_stand_in():
+    class Marks:
+        def __getattr__(self, name):
+            def mark(*args, **kwargs):
+                if len(args) == 1 and callable(args[0]) and not kwargs:
+                    return args[0]  # @pytest.mark.x on a function
+                return lambda fn: fn
+            return mark
+
+    stub = types.ModuleType("pytest")
+    stub.mark = Marks()
+    stub.fixture = stub.mark.fixture
+
+    def unavailable(*_, **__):
+        raise RuntimeError("pytest is not installed")
+    stub.main = stub.skip = stub.fail = stub.raises = stub.importorskip = unavailable
+    return stub
 
 
 class FillRecord(Exception):
@@ -160,6 +186,9 @@ class _RewritingFinder(importlib.abc.MetaPathFinder):
             submodule_search_locations=spec.submodule_search_locations)
 
 
+_INSIDE = {}  # (module file, checkout) -> whether the file is in the checkout
+
+
 def _inside(path, folder):
     try:
         pathlib.Path(path).resolve().relative_to(folder)
@@ -182,8 +211,22 @@ class Side:
         self.programs = {}   # (file, edits, defs_only) -> module or exception
 
     def _checkout_modules(self):
-        return [n for n, m in list(sys.modules.items())
-                if getattr(m, "__file__", None) and _inside(m.__file__, self.checkout)]
+        """The names in sys.modules of modules whose file is in the checkout
+        (whether a file is, remembered: this runs around every call)."""
+        names = []
+        for name, module in list(sys.modules.items()):
+            try:
+                path = module.__file__
+            except Exception:  # noqa: BLE001 - no file, or a lazy module that refuses
+                continue
+            if not isinstance(path, str):
+                continue
+            key = (path, self.checkout)
+            if key not in _INSIDE:
+                _INSIDE[key] = _inside(path, self.checkout)
+            if _INSIDE[key]:
+                names.append(name)
+        return names
 
     @contextlib.contextmanager
     def active(self):
@@ -823,7 +866,7 @@ def main(argv=None):
         sys.exit(f"{checkout} has no examples/ folder: give TileLang's checkout")
     if args.isolate and not args.fill:
         return run_isolated(args, cases)
-    stub_einops()
+    stub_missing_modules()
     tilemlir = import_tilemlir(prefer_checkout=args.fill)
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "tilemlir_version": tilemlir.__version__,
