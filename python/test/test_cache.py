@@ -307,6 +307,27 @@ def test_cuda_bundle_is_cached_and_needs_no_compiler_on_reload(cache_dir, monkey
     assert ".target sm_90a" in second.get_kernel_source()
 
 
+def test_kernels_with_pass_configs_are_served_without_the_compiler(cache_dir, monkeypatch):
+    # The pass configs that change the IR (no TMA here) are part of the key
+    # and applied only when compiling: a machine with the cache and without
+    # the compiler library finds the bundle.
+    configs = {tilemlir.PassConfigKey.TL_DISABLE_TMA_LOWER: True}
+    first = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a",
+                             pass_configs=configs)
+    plain = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a")
+    assert plain.bundle_dir != first.bundle_dir
+
+    def no_compiler(*args, **kwargs):
+        raise AssertionError("the compiler was called on a cache hit")
+
+    monkeypatch.setattr(_compiler, "run_pipeline", no_compiler)
+    monkeypatch.setattr(_compiler, "compile_cuda_with_ptx", no_compiler)
+    second = tilemlir.compile(scale_func(64, 2.0), out_idx=[1], target="cuda -arch=sm_90a",
+                              pass_configs=configs)
+    assert second.bundle_dir == first.bundle_dir
+    assert second.ir == first.ir  # the IR as compiled, pass configs applied
+
+
 def test_cache_key_ignores_source_locations():
     ir = 'func.func @f() { return loc("/a/b.py":3:4) } loc("/a/b.py":1:1)'
     moved = ir.replace("/a/b.py", "/elsewhere/c.py")

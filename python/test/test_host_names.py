@@ -212,6 +212,41 @@ def test_target_context_gives_auto_compiles_their_target():
     assert tilemlir.compile(k, target=tvm.target.Target("llvm")).target == "cpu"
 
 
+def test_target_context_gives_kernel_functions_their_target():
+    # TileLang's current front end (@jit on the kernel itself) takes the
+    # enclosing target like a T.prim_func does.
+    @tilemlir.jit
+    def fill(A, value):
+        N = T.const("N")
+        A: T.Tensor((N,), "float32")
+        with T.Kernel(T.ceildiv(N, 128), threads=128) as bx:
+            for i in T.Parallel(128):
+                A[bx * 128 + i] = value
+
+    with tvm.target.Target("cuda -arch=sm_80"):
+        assert fill.compile(N=1000, value=1.0).target == "cuda:sm_80"
+    # Compiled again outside it, not served from the kernel made inside.
+    assert fill.compile(N=1000, value=1.0).target != "cuda:sm_80"
+
+
+def test_jit_and_autotune_caches_keep_apart_the_targets_of_contexts():
+    def ones(N, block=128):
+        @T.prim_func
+        def k(A: T.Tensor((N,), "float32")):
+            with T.Kernel(T.ceildiv(N, block), threads=128) as bx:
+                for i in T.Parallel(block):
+                    A[bx * block + i] = 1.0
+        return k
+
+    jitted = tilemlir.jit(out_idx=[0])(ones)
+    tuned = tilemlir.autotune(configs=[{"block": 128}, {"block": 256}])(
+        tilemlir.jit(out_idx=[0])(ones))
+    for make in (jitted, tuned):
+        with tvm.target.Target("cuda -arch=sm_80"):
+            assert make(1000, block=128).target == "cuda:sm_80"
+        assert make(1000, block=128).target != "cuda:sm_80"
+
+
 def test_tvm_testing_marks_are_tilemlirs():
     import tilemlir.testing
     assert tvm.testing.requires_cuda is tilemlir.testing.requires_cuda

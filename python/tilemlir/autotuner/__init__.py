@@ -242,7 +242,7 @@ def autotune(configs, warmup=25, rep=100, timeout=None, supply_type=None, ref_pr
 
         @functools.wraps(factory)
         def wrapper(*args, **kwargs):
-            key = repr((args, sorted(kwargs.items())))
+            key = repr((args, sorted(kwargs.items()), _enclosing_target()))
             if key not in cache:
                 if _given_tunables(factory, configs, args, kwargs):
                     cache[key] = jitted(*args, **kwargs)
@@ -288,6 +288,13 @@ def _tuned_kernel_function(kf, configs):
     call.compile = compile
     call.kernel_function = kf
     return call
+
+
+def _enclosing_target():
+    """The target that "auto" means here: that of an enclosing
+    `with Target(...)`, else "auto" itself."""
+    from ..jit import _context_target
+    return str(_context_target("auto"))
 
 
 def _config_list(configs):

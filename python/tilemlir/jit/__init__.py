@@ -289,34 +289,42 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
     except TileCompileError as e:
         raise at_caller(e) from None
     ir, launch, written = translate_with_launch(func)
-    ir = _apply_pass_configs(ir, pass_configs, target)
     params = _params_meta(func, written) + (launch or {}).get("workspaces", [])
     try:
         output_indices(out_idx, [p for p in params if not p.get("workspace")])
     except TileCompileError as e:
         raise at_caller(e) from None
-    return build(func, ir, launch, params, out_idx, target)
+    return build(func, ir, launch, params, out_idx, target,
+                 _pass_config_options(pass_configs, target))
 
 
-def build(func, ir, launch, params, out_idx, target):
-    """The JITKernel of translated tile IR (`target` resolved): from the
-    disk cache, or compiled and stored there."""
+def build(func, ir, launch, params, out_idx, target, options=()):
+    """The JITKernel of translated tile IR (`target` resolved) and the
+    options of tile-apply-pass-configs that its pass configs ask for: from
+    the disk cache, or compiled and stored there. The options are part of
+    the key and applied only to compile, so that a cache hit needs no
+    compiler library."""
     # The package and its compiler library are one release: the key uses the
     # package's version, so bundles built elsewhere (or shipped) are found
     # where no compiler is installed.
     from .. import __version__ as version
     # Source locations do not change the binary: leaving them out of the
     # key lets a cache filled from another checkout (or machine) serve.
-    key = cache.make_key(_LOCATION.sub("", ir), target, version)
+    key = cache.make_key(_LOCATION.sub("", ir), target, version, *([options] if options else []))
     compiler_id = _compiler_id()
     entry = cache.lookup(key, compiler_id, params)
     if entry is not None:
         try:
+            stored = pathlib.Path(entry) / "kernel.mlir"
+            # The IR with the pass configs applied, as compiled.
+            if options and stored.exists():
+                ir = stored.read_text()
             return JITKernel(func, out_idx, target, ir, entry)
         except (OSError, ValueError, KeyError, TypeError):
             # Sound on disk but refused by its runtime: rebuilt like a
             # damaged entry.
             cache.discard(key)
+    ir = _apply_pass_configs(ir, options)
     if target == "cpu":
         entry = _build_bundle(func.__name__, ir, params, key, version, compiler_id)
     else:
@@ -334,13 +342,18 @@ def _context_target(target):
     return target
 
 
-def _apply_pass_configs(ir, pass_configs, target):
-    """The tile IR with the kernel-wide pass configs that mean something
-    here (no TMA, no warp specialization: CUDA only) written on its ops;
-    the others warn once (tilemlir.transform)."""
+def _pass_config_options(pass_configs, target):
+    """The options of tile-apply-pass-configs for the kernel-wide pass
+    configs that mean something here (no TMA, no warp specialization: CUDA
+    only); the others warn once (tilemlir.transform)."""
     from ..transform import resolve_pass_configs
     options = resolve_pass_configs(pass_configs)
-    if not options or target == "cpu":
+    return () if target == "cpu" else options
+
+
+def _apply_pass_configs(ir, options):
+    """The tile IR with those options written on its ops."""
+    if not options:
         return ir
     flags = " ".join(f"{o}=true" for o in options)
     return _compiler().run_pipeline(ir, f"builtin.module(tile-apply-pass-configs{{{flags}}})")
@@ -455,7 +468,8 @@ def jit(func=None, *, out_idx=None, target="auto", execution_backend=None, targe
 
         @functools.wraps(factory)
         def wrapper(*args, **kwargs):
-            key = (args, tuple(sorted(kwargs.items())))
+            # The enclosing `with Target(...)` picks the target of "auto".
+            key = (args, tuple(sorted(kwargs.items())), str(_context_target(target)))
             try:
                 hash(key)
             except TypeError:

@@ -160,8 +160,11 @@ class KernelFunction:
     # ------------------------------------------------------------ compiling
 
     def kernel(self, values, consts):
-        """The JITKernel for these values (compiled once for each set)."""
-        key = (_hashable(values.items()), _hashable(consts.items()))
+        """The JITKernel for these values (compiled once for each set and
+        each enclosing `with Target(...)`)."""
+        from . import _context_target
+        key = (_hashable(values.items()), _hashable(consts.items()),
+               str(_context_target(self.target)))
         if key not in self.kernels:
             self.kernels[key] = self._compile(values, consts)
         return self.kernels[key]
@@ -178,15 +181,15 @@ class KernelFunction:
         return t, ir
 
     def _compile(self, values, consts):
-        from . import build, resolve_target, _check_options, _apply_pass_configs
-        target = resolve_target(self.target)
+        from . import build, resolve_target, _check_options, _pass_config_options, _context_target
+        target = resolve_target(_context_target(self.target))
         _check_options(**self.options)
         t, ir = self.translate(values, consts)
-        ir = _apply_pass_configs(ir, self.options["pass_configs"], target)
         params = t.params_meta()
         n_in = len(t.order) - len(t.returned or ())
         out_idx = list(range(n_in, len(t.order)))
-        return build(t.prim, ir, getattr(t, "launch", None), params, out_idx, target)
+        return build(t.prim, ir, getattr(t, "launch", None), params, out_idx, target,
+                     _pass_config_options(self.options["pass_configs"], target))
 
     def _values(self, args, kwargs):
         """(values, constants) of a compile or a get_tir: where tensors (or
