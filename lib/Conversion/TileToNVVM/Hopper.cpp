@@ -1,122 +1,22 @@
 //===- Hopper.cpp - TMA pipelines and wgmma for sm_90a --------------------===//
 //
-// A pipelined loop whose global -> shared copies feed gemms becomes, on
-// sm_90a:
-//
-//   stage buffers   num_stages copies of each copied buffer, stored as
-//                   128-byte-swizzled panels (the layout TMA's 128-byte
-//                   swizzle writes and wgmma's shared-memory descriptors
-//                   read), 1024-byte aligned;
-//   full barriers   one mbarrier per stage, armed with the stage's byte
-//                   count by the thread that issues its TMA loads, which
-//                   complete it;
-//   resident        buffers that one copy fills before the loop and only
-//   buffers         the loop's gemms read (flash attention's Q): loaded
-//                   once by TMA, after the stages, with their own mbarrier;
-//   the gemms       wgmma from shared-memory descriptors (A possibly from
-//                   registers: flash attention's P), each group left in
-//                   flight one iteration (wgmma.wait_group 1) in a GEMM
-//                   loop; a loop that reads an accumulator itself waits
-//                   after each gemm and frees each stage in its iteration.
-//
-// Sources are function arguments of rank 2 to 5; a copy's region is 1 in
-// every dimension but its rows' and the innermost (K[b, s0:s1, h, :]).
-//
-// With warp specialization (the default) the block gets a producer
-// warpgroup after its own threads: its first thread waits on a stage's
-// *empty* mbarrier (every consumer thread arrives once its wgmmas of that
-// stage completed) and loads the next iteration into it; its second warp
-// waits on each full barrier and hands the stage to the consumers with a
-// named barrier (bar.arrive / bar.sync: a spin loop between in-flight
-// wgmmas would make ptxas serialize them all; one per consumer warpgroup
-// where the loop does more than its wgmmas, so that the warpgroups drift
-// apart). setmaxnreg moves registers
-// from the producer to the consumers. Without it, thread 0 loads
-// iteration i + S - 1 after a block barrier at the end of iteration i and
-// every thread waits on the full barriers.
-//
-// After the loop the accumulators leave through shared memory: the free
-// stage buffers, or (once per tile of a persistent block, while the
-// producer already loads the next tile) a buffer of their own. Where C's
-// rows are 16-byte aligned (static row length) the consumers write
-// 128-byte-swizzled panels (stmatrix for 16-bit elements) and thread 0
-// stores them by TMA (cp.async.bulk.tensor shared::cta -> global), which
-// clips at the tensor's edges; otherwise they write a row-padded tile and
-// store it in 16-byte vectors. T.copy(..., disable_tma=True) keeps a copy
-// from TMA.
-//
-// In thread-block clusters along one grid dimension, loads whose box is the
-// same in every block of the cluster are multicast (ClusterMulticast): each
-// block loads a slice of the rows into the stages of all, and a stage is
-// free once the consumers of every block released it.
-//
-// TMA descriptors are kernel parameters (a CUtensorMap passed by value, a
-// grid constant): the function gets one `!llvm.ptr` argument per distinct
-// (tensor, box), tagged `tile.tma = {param, box, swizzle}`, and the launcher
-// builds the descriptor from the tensor it is called with. TMA fills the
-// parts of a box outside the tensor with zeros, so edge tiles need nothing.
+// See Hopper.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "NVVMCommon.h"
+#include "Hopper.h"
 
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 
-#include "tile/Conversion/Utils.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "llvm/ADT/DenseSet.h"
 
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvvm;
 
 namespace {
-
-constexpr int64_t kPanelBytes = 128;
-
-/// A box that TMA moves between a global tensor of rank 2 to 5 (a function
-/// argument) and a whole R x C tile: the R rows along one dimension of the
-/// tensor and the C columns along the innermost (the other dimensions of
-/// the region are 1: a [1, R, 1, C] slice of [b, s, h, d]). In shared
-/// memory the tile is C * bytes / 128 panels of R rows of 128 bytes, each
-/// swizzled with the 128-byte pattern.
-struct TmaBox {
-  BlockArgument tensor;
-  int64_t rows = 0, cols = 0, eltBytes = 0;
-  int64_t rowDim = 0; // the tensor dimension of the rows
-  Value descriptor;   // the function argument carrying its CUtensorMap
-  /// The offsets of the region in the tensor.
-  SmallVector<OpFoldResult> tensorOffsets;
-
-  int64_t panels() const { return cols * eltBytes / kPanelBytes; }
-  int64_t panelElements() const { return kPanelBytes / eltBytes; }
-  int64_t panelBytes() const { return rows * kPanelBytes; }
-  int64_t bytes() const { return rows * cols * eltBytes; }
-  int64_t rank() const { return tensorOffsets.size(); }
-  /// The box of one panel, outermost dimension first.
-  SmallVector<int64_t> box() const {
-    SmallVector<int64_t> b(rank(), 1);
-    b[rowDim] = rows;
-    b.back() = panelElements();
-    return b;
-  }
-};
-
-/// A global -> shared copy that TMA performs.
-struct TmaLoad : TmaBox {
-  CopyOp copy;
-  int64_t offset = 0; // of the buffer within a stage
-  /// Loaded once for the whole thread-block cluster (see ClusterMulticast):
-  /// each block loads a slice of the rows into every block's buffer.
-  bool multicast = false;
-};
 
 /// The TMA box of the region `sizes` at `offsets` of `global` that a tile
 /// of `tileType` (rank 2) fills or comes from, if TMA can move it.
@@ -153,41 +53,16 @@ std::optional<TmaBox> tmaBoxOf(Value global, ArrayRef<OpFoldResult> offsets,
   return box;
 }
 
-Value i32Const(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), v);
-}
+} // namespace
 
-Value toI32(OpBuilder &b, Location loc, Value index) {
-  return arith::IndexCastUIOp::create(b, loc, b.getI32Type(), index);
-}
-
-/// The shared-memory pointer at shared address `address` (an index).
-Value sharedPtr(OpBuilder &b, Location loc, Value address) {
-  Value i64 = arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), i64);
-}
-
-Value addIndex(OpBuilder &b, Location loc, Value x, int64_t y) {
-  if (y == 0)
-    return x;
-  return arith::AddIOp::create(b, loc, x, indexConst(b, loc, y));
-}
-
-/// True when `buffer` is a shared tile buffer: a tile.alloc_shared, or
-/// (once prepareKernelForNVVM placed it) its shared storage. What the TMA
-/// planning asks both before placement (tile-select-mma) and after.
-bool isSharedTile(Value buffer) {
+bool nvvm::isSharedTile(Value buffer) {
   if (getScope(cast<MemRefType>(buffer.getType())) != Scope::Shared)
     return false;
   return buffer.getDefiningOp<AllocSharedOp>() || getStorage(buffer);
 }
 
-/// The TMA load of `copy`, if TMA can perform it: ahead of `loop` (its
-/// offsets computable from the iteration), or, with no loop, once before
-/// the loop that reads it (offsets computable from the block ids).
-std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
-                                 func::FuncOp func) {
+std::optional<TmaLoad> nvvm::asTmaLoad(CopyOp copy, PipelinedOp loop,
+                                       func::FuncOp func) {
   MemRefType dstType = copy.getTarget().getType();
   Type elt = dstType.getElementType();
   if (!isSharedTile(copy.getTarget()) || copy.getPad() ||
@@ -215,11 +90,7 @@ std::optional<TmaLoad> asTmaLoad(CopyOp copy, PipelinedOp loop,
   return load;
 }
 
-/// The TMA box through which `copy`, a store of a 16- or 32-bit wgmma
-/// accumulator tile (cast on the way) to global memory, can go: a tensor
-/// whose rows are 16-byte aligned (TMA's global strides), known when it is
-/// compiled. (Where the box sticks out of the tensor, TMA writes nothing.)
-std::optional<TmaBox> asTmaStore(CopyOp copy, func::FuncOp func) {
+std::optional<TmaBox> nvvm::asTmaStore(CopyOp copy, func::FuncOp func) {
   MemRefType fragType = copy.getSource().getType();
   MemRefType target = copy.getTarget().getType();
   Type elt = target.getElementType();
@@ -235,66 +106,8 @@ std::optional<TmaBox> asTmaStore(CopyOp copy, func::FuncOp func) {
                   copy.getTargetSizes(), fragType, func);
 }
 
-/// The register layout of a fragment buffer (null for other buffers).
-using LayoutOf = function_ref<FragmentLayoutAttr(Value)>;
-
-/// True when A of `gemm` can be wgmma's register operand: a 16-bit
-/// fragment in the accumulator layout of an M x K wgmma (flash attention's
-/// P), whose registers are the A fragments of m64k16 in every warp.
-bool wgmmaAFromRegisters(GemmOp gemm, LayoutOf layoutOf) {
-  FragmentLayoutAttr a = layoutOf(gemm.getA());
-  Type aElt = gemm.getA().getType().getElementType();
-  int64_t threads = getThreads(gemm);
-  if (!a || gemm.getTransposeA() || !(aElt.isF16() || aElt.isBF16()) ||
-      gemm.getM() % 64 != 0 || threads / kWarpSize != gemm.getM() / 16)
-    return false;
-  return a == getMmaSyncAccumulatorLayout(gemm.getContext(), gemm.getM(),
-                                          gemm.getK(), threads,
-                                          WarpPartition{gemm.getM() / 16, 1});
-}
-
-/// True when `gemm` can run as wgmma on TMA-loaded panel buffers (B, and A
-/// unless it comes from registers), its fragments laid out as `layoutOf`
-/// says (tile-select-mma decides with it).
-bool canRunAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers,
-                   LayoutOf layoutOf) {
-  if ((!tmaBuffers.contains(gemm.getA()) &&
-       !wgmmaAFromRegisters(gemm, layoutOf)) ||
-      !tmaBuffers.contains(gemm.getB()))
-    return false;
-  Type aElt = gemm.getA().getType().getElementType();
-  Type bElt = gemm.getB().getType().getElementType();
-  Type cElt = gemm.getC().getType().getElementType();
-  if (aElt != bElt || !cElt.isF32())
-    return false;
-  int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
-  int64_t threads = getThreads(gemm);
-  std::optional<WarpPartition> part =
-      getWgmmaPartition(m, n, k, threads / kWarpSize, aElt);
-  if (!part || layoutOf(gemm.getC()) !=
-                   getMmaSyncAccumulatorLayout(gemm.getContext(), m, n,
-                                               threads, *part))
-    return false;
-  int64_t bits = aElt.getIntOrFloatBitWidth();
-  // fp8 wgmma reads both operands K-major only.
-  if (bits == 8 && (gemm.getTransposeA() || !gemm.getTransposeB()))
-    return false;
-  int64_t panel = kPanelBytes * 8 / bits;
-  // An MN-major operand spans whole panels along M (64 rows per
-  // warpgroup) or N.
-  if (gemm.getTransposeA() && 64 % panel != 0)
-    return false;
-  if (!gemm.getTransposeB() && n % panel != 0)
-    return false;
-  return true;
-}
-
-/// The descriptor argument of `func` for TMA copies of `box` from its
-/// tensor (or, with `store`, to it), added on first use. A store's
-/// descriptor is marked: the launcher cannot hand TMA a padded copy of a
-/// tensor it writes.
-Value getDescriptorArgument(func::FuncOp func, const TmaBox &box,
-                            bool store = false) {
+Value nvvm::getDescriptorArgument(func::FuncOp func, const TmaBox &box,
+                                  bool store) {
   MLIRContext *ctx = func.getContext();
   Builder b(ctx);
   SmallVector<NamedAttribute> fields = {
@@ -314,108 +127,89 @@ Value getDescriptorArgument(func::FuncOp func, const TmaBox &box,
   return func.getArgument(index);
 }
 
-/// `asmString` (with side effects, ordered like a memory access) with the
-/// f32 `values` passing through it in place: the result is a struct of
-/// them, tied to the same registers. Values read after it cannot be read
-/// before it, and values given to it are in their registers by then.
-Value passThroughAsm(OpBuilder &b, Location loc, ValueRange values,
-                     StringRef asmString) {
-  std::string constraints;
-  for (size_t r = 0; r < values.size(); ++r)
-    constraints += "=f,";
-  for (size_t r = 0; r < values.size(); ++r)
-    constraints += std::to_string(r) + ",";
-  constraints += "~{memory}";
-  auto type = LLVM::LLVMStructType::getLiteral(
-      b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
-  return LLVM::InlineAsmOp::create(
-             b, loc, type, values, asmString, constraints,
-             /*has_side_effects=*/true, /*is_align_stack=*/false,
-             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
-             /*operand_attrs=*/nullptr)
-      .getResult(0);
-}
-
-/// Waits until at most `pending` wgmma groups of this thread are in flight.
-/// The accumulator registers pass through the wait, so that nothing reads
-/// them before the wgmmas that write them have completed.
-void waitForWgmma(OpBuilder &b, Location loc, const Storage &c,
-                  int64_t pending) {
+SmallVector<Value> nvvm::offsetValues(OpBuilder &b, Location l,
+                                      ArrayRef<OpFoldResult> offsets,
+                                      function_ref<Value(Value)> valueAt) {
   SmallVector<Value> values;
-  for (int64_t r = 0; r < c.numRegisters; ++r)
-    values.push_back(memref::LoadOp::create(b, loc, c.memref,
-                                            ValueRange{indexConst(b, loc, r)}));
-  // ptxas (CUDA 13.0) has been seen to hoist reads of the first
-  // accumulator registers above a final wgmma.wait_group 0 (the H200 then
-  // read partial sums); a membar.cta after the wait keeps them below it.
-  std::string wait =
-      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
-  if (pending == 0)
-    wait += "\n\tmembar.cta;";
-  Value waited = passThroughAsm(b, loc, values, wait);
-  for (int64_t r = 0; r < c.numRegisters; ++r)
-    memref::StoreOp::create(b, loc,
-                            LLVM::ExtractValueOp::create(b, loc, waited, r),
-                            c.memref, ValueRange{indexConst(b, loc, r)});
+  for (OpFoldResult ofr : offsets) {
+    if (auto v = dyn_cast<Value>(ofr))
+      values.push_back(valueAt(v));
+    else
+      values.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
+  }
+  return values;
 }
 
-/// The wgmma shared-memory descriptor of a 128-byte-swizzled operand that
-/// starts at shared address `address`: leading / stride byte offsets `lbo`
-/// and `sbo`.
-Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
-                      int64_t sbo) {
-  Type i64 = b.getI64Type();
-  auto c64 = [&](int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, i64, v);
-  };
-  Value addr = arith::IndexCastUIOp::create(b, loc, i64, address);
-  Value start = arith::ShRUIOp::create(
-      b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)), c64(4));
-  int64_t fixed = (((lbo >> 4) & 0x3FFF) << 16) |
-                  (((sbo >> 4) & 0x3FFF) << 32) | (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, start, c64(fixed));
+SmallVector<Value> nvvm::panelCoords(OpBuilder &b, Location l,
+                                     const TmaBox &box,
+                                     ArrayRef<Value> offsets, int64_t p) {
+  SmallVector<Value> coords;
+  for (int64_t d = box.rank() - 1; d >= 0; --d)
+    coords.push_back(toI32(
+        b, l,
+        d + 1 == box.rank() ? addIndex(b, l, offsets[d], p * box.panelElements())
+                            : offsets[d]));
+  return coords;
 }
+
+void nvvm::issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
+                        ArrayRef<Value> offsets, Value dst, Value bar,
+                        int64_t size, Value rank) {
+  MLIRContext *ctx = b.getContext();
+  bool multicast = load.multicast && size > 1;
+  int64_t rows = multicast ? load.rows / size : load.rows;
+  SmallVector<Value> origin(offsets);
+  Value mask;
+  if (multicast) {
+    Value sliceRows = arith::MulIOp::create(b, l, rank, indexConst(b, l, rows));
+    origin[load.rowDim] =
+        arith::AddIOp::create(b, l, origin[load.rowDim], sliceRows);
+    dst = arith::AddIOp::create(
+        b, l, dst,
+        arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, kPanelBytes)));
+    mask = arith::ConstantIntOp::create(b, l, b.getI16Type(),
+                                        (int64_t(1) << size) - 1);
+  }
+  for (int64_t p = 0; p < load.panels(); ++p) {
+    SmallVector<Value> coords = panelCoords(b, l, load, origin, p);
+    Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
+                                                          kPanelBytes));
+    Value cluster = LLVM::AddrSpaceCastOp::create(
+        b, l, LLVM::LLVMPointerType::get(ctx, 7), panel);
+    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+        b, l, cluster, load.descriptor, coords, bar, ValueRange{}, mask,
+        Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
+        b.getBoolAttr(false), nullptr, Value());
+  }
+}
+
+void nvvm::readThroughPanels(RewriterBase &rewriter, Location loc,
+                             TmaLoad &load, Value base, PipelinedOp loop) {
+  Value buffer = load.copy.getTarget();
+  auto view = UnrealizedConversionCastOp::create(
+      rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
+  view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+  view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
+  rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+    return loop->isAncestor(use.getOwner()) &&
+           use.getOwner() != load.copy.getOperation();
+  });
+  rewriter.eraseOp(load.copy);
+}
+
+namespace {
 
 /// Suspend-time hint of the mbarrier waits (nanoseconds).
 constexpr int64_t kWaitSuspendHintNs = 10000000;
 
-/// Waits until the phase of parity `parity` (an index, 0 or 1) of the
-/// mbarrier at `bar` has completed.
-void waitParity(OpBuilder &b, Location l, Value bar, Value parity) {
+} // namespace
+
+void nvvm::waitParity(OpBuilder &b, Location l, Value bar, Value parity) {
   NVVM::MBarrierTryWaitParityOp::create(b, l, bar, toI32(b, l, parity),
                                         i32Const(b, l, kWaitSuspendHintNs));
 }
 
-NVVM::WGMMATypes wgmmaType(Type t) {
-  if (t.isBF16())
-    return NVVM::WGMMATypes::bf16;
-  if (isa<Float8E4M3FNType>(t))
-    return NVVM::WGMMATypes::e4m3;
-  if (isa<Float8E5M2Type>(t))
-    return NVVM::WGMMATypes::e5m2;
-  return NVVM::WGMMATypes::f16;
-}
-
-
-/// Registers of the producer warpgroup after setmaxnreg, the register file
-/// of an SM and the most a thread may hold.
-constexpr int64_t kProducerRegisters = 40;
-constexpr int64_t kRegisterFile = 65536;
-constexpr int64_t kMaxRegisters = 240;
-constexpr int64_t kMaxThreadRegisters = 255;
-/// Accumulator registers per consumer thread from which the producer hands
-/// registers over (m64n192 and up).
-constexpr int64_t kRebalanceAccumulators = 96;
-/// Named barriers: 0 is the whole block's, 1 the consumers' (see
-/// finishKernelForNVVM), 2 .. 2 + S * G - 1 hand the stages to G groups of
-/// consumers (TmaRing::handoffGroups).
-constexpr int64_t kFirstStageBarrier = 2;
-constexpr int64_t kNamedBarriers = 16;
-
-/// The loop that runs `loop` once per tile of a persistent block
-/// (T.Persistent): an scf.for directly in the kernel with `loop` in its
-/// body. Null when `loop` is directly in the kernel (or elsewhere).
-scf::ForOp tileLoopOf(PipelinedOp loop, KernelOp kernel) {
+scf::ForOp nvvm::tileLoopOf(PipelinedOp loop, KernelOp kernel) {
   auto tiles = dyn_cast<scf::ForOp>(loop->getParentOp());
   if (!tiles || tiles->getParentOp() != kernel.getOperation() ||
       tiles.getNumRegionIterArgs() != 0)
@@ -423,9 +217,8 @@ scf::ForOp tileLoopOf(PipelinedOp loop, KernelOp kernel) {
   return tiles;
 }
 
-/// The iterations of a loop from `lower` to `upper` by `step`.
-Value tripCount(OpBuilder &b, Location l, Value lower, Value upper,
-                Value step) {
+Value nvvm::tripCount(OpBuilder &b, Location l, Value lower, Value upper,
+                      Value step) {
   return arith::MaxSIOp::create(
       b, l,
       arith::CeilDivSIOp::create(b, l, arith::SubIOp::create(b, l, upper, lower),
@@ -433,24 +226,174 @@ Value tripCount(OpBuilder &b, Location l, Value lower, Value upper,
       indexConst(b, l, 0));
 }
 
-/// The iterations of a loop (bounds `lower`, `upper`, `step`, the same in
-/// every run) in the runs of its tile loop before the one at `tile` (from
-/// `tileLower` by `tileStep`): where this run's iterations start in the
-/// ring that all runs share.
-Value iterationsBefore(OpBuilder &b, Location l, Value tile, Value tileLower,
-                       Value tileStep, Value lower, Value upper, Value step) {
+Value nvvm::iterationsBefore(OpBuilder &b, Location l, Value tile,
+                             Value tileLower, Value tileStep, Value lower,
+                             Value upper, Value step) {
   Value runs = arith::DivUIOp::create(
       b, l, arith::SubIOp::create(b, l, tile, tileLower), tileStep);
   return arith::MulIOp::create(b, l, runs, tripCount(b, l, lower, upper, step));
 }
 
-/// True when `loop` can get a producer warpgroup: it is the kernel's only
-/// pipelined loop, directly in its body (or in its tile loop), the block
-/// has whole warpgroups and room for one more, and the producer can
-/// compute the loop bounds and the copies' offsets.
-/// `tile.warp_specialize = false` on the loop opts out.
-bool canSpecialize(PipelinedOp loop, KernelOp kernel,
-                   ArrayRef<TmaLoad> loads) {
+void TmaRing::issueResident(OpBuilder &b, Location l,
+                            function_ref<Value(Value)> valueAt) const {
+  if (resident.empty())
+    return;
+  MLIRContext *ctx = b.getContext();
+  Value bar = sharedPtr(b, l, addIndex(b, l, region, residentBarrierOffset));
+  int64_t bytes = 0;
+  for (const TmaLoad &load : resident)
+    bytes += load.bytes();
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, l, Type(), bar, i32Const(b, l, bytes),
+      NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+      b.getBoolAttr(false), Value());
+  for (const TmaLoad &load : resident) {
+    SmallVector<Value> offsets =
+        offsetValues(b, l, load.tensorOffsets, valueAt);
+    issueTmaLoad(b, l, load, offsets, addIndex(b, l, region, load.offset),
+                 bar);
+  }
+}
+
+Value TmaRing::barrierAt(OpBuilder &b, Location l, int64_t offset,
+                         Value stage) const {
+  return sharedPtr(
+      b, l,
+      arith::AddIOp::create(
+          b, l, addIndex(b, l, region, offset),
+          arith::MulIOp::create(b, l, stage, indexConst(b, l, 8))));
+}
+
+Value TmaRing::stageAt(OpBuilder &b, Location l, Value stage) const {
+  return arith::AddIOp::create(
+      b, l, region,
+      arith::MulIOp::create(b, l, stage, indexConst(b, l, stageBytes)));
+}
+
+void TmaRing::issue(OpBuilder &b, Location l, Value iv, Value stage,
+                    function_ref<Value(Value, IRMapping &)> valueAt) const {
+  MLIRContext *ctx = b.getContext();
+  Value bar = barrierAt(b, l, fullOffset, stage);
+  NVVM::MBarrierArriveExpectTxOp::create(
+      b, l, Type(), bar, i32Const(b, l, stageBytes),
+      NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
+      b.getBoolAttr(false), Value());
+  Value base = stageAt(b, l, stage);
+  Value rank;
+  if (multicast)
+    rank = arith::IndexCastUIOp::create(
+        b, l, b.getIndexType(), NVVM::ClusterId::create(b, l, b.getI32Type()));
+  for (const TmaLoad &load : loads) {
+    IRMapping mapping;
+    mapping.map(loop.getInductionVar(), iv);
+    SmallVector<Value> offsets =
+        offsetValues(b, l, load.tensorOffsets,
+                     [&](Value v) { return valueAt(v, mapping); });
+    issueTmaLoad(b, l, load, offsets, addIndex(b, l, base, load.offset),
+                 bar, multicast.size, rank);
+  }
+}
+
+void TmaRing::release(OpBuilder &b, Location l, Value stage) const {
+  MLIRContext *ctx = b.getContext();
+  Value bar = barrierAt(b, l, emptyOffset, stage);
+  if (!multicast) {
+    NVVM::MBarrierArriveOp::create(
+        b, l, Type(), bar, Value(),
+        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+    return;
+  }
+  Value lane0 = arith::CmpIOp::create(
+      b, l, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, l, threadId(b, l), indexConst(b, l, kWarpSize)),
+      indexConst(b, l, 0));
+  scf::IfOp::create(b, l, lane0, [&](OpBuilder &tb, Location tl) {
+    for (int64_t r = 0; r < multicast.size; ++r) {
+      Value remote = NVVM::MapaOp::create(
+          tb, tl, LLVM::LLVMPointerType::get(ctx, 7), bar,
+          i32Const(tb, tl, r));
+      // (CTA scope, as for a local arrive: what it orders are this
+      // warp's wgmma reads of its own block's stage.)
+      NVVM::MBarrierArriveOp::create(
+          tb, tl, Type(), remote, Value(),
+          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
+    }
+    scf::YieldOp::create(tb, tl);
+  });
+}
+
+namespace {
+
+/// True when `v` is the same in every block of a cluster of `size` blocks
+/// along grid dimension `dim`: computed by pure ops from values defined
+/// outside `kernel`, block indices of other dimensions, the block index of
+/// `dim` divided by a multiple of `size` (T.use_swizzle walks clusters so)
+/// and `ivs`.
+bool clusterUniform(Value v, KernelOp kernel, int64_t dim, int64_t size,
+                    ValueRange ivs) {
+  if (llvm::is_contained(ivs, v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def) {
+    if (!kernel->isAncestor(v.getParentBlock()->getParentOp()))
+      return true;
+    auto arg = cast<BlockArgument>(v);
+    return arg.getOwner() == &kernel.getBodyBlock() &&
+           arg.getArgNumber() != dim;
+  }
+  if (!kernel->isAncestor(def))
+    return true;
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def)) {
+    auto arg = dyn_cast<BlockArgument>(def->getOperand(0));
+    std::optional<int64_t> divisor = getConstantIntValue(def->getOperand(1));
+    if (arg && arg.getOwner() == &kernel.getBodyBlock() &&
+        arg.getArgNumber() == dim && divisor && *divisor > 0 &&
+        *divisor % size == 0)
+      return true;
+  }
+  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
+         llvm::all_of(def->getOperands(), [&](Value o) {
+           return clusterUniform(o, kernel, dim, size, ivs);
+         });
+}
+
+} // namespace
+
+ClusterMulticast nvvm::planMulticast(PipelinedOp loop, KernelOp kernel,
+                                     MutableArrayRef<TmaLoad> loads) {
+  std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster();
+  if (!cluster)
+    return {};
+  ClusterMulticast plan;
+  for (auto [d, extent] : llvm::enumerate(*cluster)) {
+    if (extent == 1)
+      continue;
+    if (plan)
+      return {}; // clusters along two dimensions: not yet
+    plan.size = extent;
+    plan.dim = d;
+  }
+  if (!plan)
+    return {};
+  for (Value bound : {loop.getLower(), loop.getUpper(), loop.getStep()})
+    if (!clusterUniform(bound, kernel, plan.dim, plan.size, {}))
+      return {};
+  bool any = false;
+  for (TmaLoad &load : loads) {
+    load.multicast =
+        load.rows % (8 * plan.size) == 0 &&
+        llvm::all_of(load.tensorOffsets, [&](OpFoldResult ofr) {
+          auto v = dyn_cast<Value>(ofr);
+          return !v || clusterUniform(v, kernel, plan.dim, plan.size,
+                                      loop.getInductionVar());
+        });
+    any |= load.multicast;
+  }
+  return any ? plan : ClusterMulticast();
+}
+
+bool nvvm::canSpecialize(PipelinedOp loop, KernelOp kernel,
+                         ArrayRef<TmaLoad> loads) {
   if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
       flag && !flag.getValue())
     return false;
@@ -486,96 +429,209 @@ bool canSpecialize(PipelinedOp loop, KernelOp kernel,
   return true;
 }
 
+namespace {
 
-/// TMA multicast in a thread-block cluster of `size` blocks along grid
-/// dimension `dim` (the other extents 1): the loads whose box is the same
-/// in every block of the cluster are issued once for all of them, each
-/// block loading 1 / size of the rows into the buffers of all. A block's
-/// full barrier still expects the whole stage; a stage is free once the
-/// consumers of every block of the cluster released it (their empty
-/// barriers count every block's consumer warps).
-struct ClusterMulticast {
-  int64_t size = 1;
-  int64_t dim = 0;
-  explicit operator bool() const { return size > 1; }
-};
-
-/// True when `v` is the same in every block of a cluster of `size` blocks
-/// along grid dimension `dim`: computed by pure ops from values defined
-/// outside `kernel`, block indices of other dimensions, the block index of
-/// `dim` divided by a multiple of `size` (T.use_swizzle walks clusters so)
-/// and `ivs`.
-bool clusterUniform(Value v, KernelOp kernel, int64_t dim, int64_t size,
-                    ValueRange ivs) {
-  if (llvm::is_contained(ivs, v))
-    return true;
-  Operation *def = v.getDefiningOp();
-  if (!def) {
-    if (!kernel->isAncestor(v.getParentBlock()->getParentOp()))
-      return true;
-    auto arg = cast<BlockArgument>(v);
-    return arg.getOwner() == &kernel.getBodyBlock() &&
-           arg.getArgNumber() != dim;
-  }
-  if (!kernel->isAncestor(def))
-    return true;
-  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def)) {
-    auto arg = dyn_cast<BlockArgument>(def->getOperand(0));
-    std::optional<int64_t> divisor = getConstantIntValue(def->getOperand(1));
-    if (arg && arg.getOwner() == &kernel.getBodyBlock() &&
-        arg.getArgNumber() == dim && divisor && *divisor > 0 &&
-        *divisor % size == 0)
-      return true;
-  }
-  return isMemoryEffectFree(def) && def->getNumRegions() == 0 &&
-         llvm::all_of(def->getOperands(), [&](Value o) {
-           return clusterUniform(o, kernel, dim, size, ivs);
-         });
-}
-
-/// The multicast of a specialized, once-per-block `loop` in a kernel
-/// launched in clusters along one grid dimension, marking the `loads` it
-/// multicasts (rows that split into 8-row multiples, boxes the same in
-/// every block of the cluster); none when no load qualifies, or when the
-/// blocks of a cluster might run different iterations.
-ClusterMulticast planMulticast(PipelinedOp loop, KernelOp kernel,
-                               MutableArrayRef<TmaLoad> loads) {
-  std::optional<ArrayRef<int64_t>> cluster = kernel.getCluster();
-  if (!cluster)
-    return {};
-  ClusterMulticast plan;
-  for (auto [d, extent] : llvm::enumerate(*cluster)) {
-    if (extent == 1)
-      continue;
-    if (plan)
-      return {}; // clusters along two dimensions: not yet
-    plan.size = extent;
-    plan.dim = d;
-  }
-  if (!plan)
-    return {};
-  for (Value bound : {loop.getLower(), loop.getUpper(), loop.getStep()})
-    if (!clusterUniform(bound, kernel, plan.dim, plan.size, {}))
-      return {};
-  bool any = false;
-  for (TmaLoad &load : loads) {
-    load.multicast =
-        load.rows % (8 * plan.size) == 0 &&
-        llvm::all_of(load.tensorOffsets, [&](OpFoldResult ofr) {
-          auto v = dyn_cast<Value>(ofr);
-          return !v || clusterUniform(v, kernel, plan.dim, plan.size,
-                                      loop.getInductionVar());
+/// A loop over the iterations of `loop` in the producer warpgroup's code
+/// (nested in a copy of its tile loop `tiles`, if any), its
+/// bounds recomputed there: body(builder, loc, iv, slot, outer), with the
+/// iteration's ring slot and the mapping of the recomputed values.
+void buildProducerLoop(
+    RewriterBase &rewriter, OpBuilder &b, Location l, PipelinedOp loop,
+    scf::ForOp tiles, int64_t numStages,
+    function_ref<void(OpBuilder &, Location, Value, RingSlot, IRMapping &)>
+        body) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  IRMapping outer;
+  auto iterations = [&](OpBuilder &ib, Location il, Value base) {
+    Value lower = cloneDependencies(rewriter, loop.getLower(), kernel, outer);
+    Value upper = cloneDependencies(rewriter, loop.getUpper(), kernel, outer);
+    Value step = cloneDependencies(rewriter, loop.getStep(), kernel, outer);
+    scf::ForOp::create(
+        ib, il, lower, upper, step, ValueRange{},
+        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
+          body(lb, ll, iv, ringSlot(lb, ll, iv, lower, step, numStages, base),
+               outer);
+          scf::YieldOp::create(lb, ll);
         });
-    any |= load.multicast;
+  };
+  if (!tiles) {
+    iterations(b, l, Value());
+    return;
   }
-  return any ? plan : ClusterMulticast();
+  Value tileLower =
+      cloneDependencies(rewriter, tiles.getLowerBound(), kernel, outer);
+  Value tileUpper =
+      cloneDependencies(rewriter, tiles.getUpperBound(), kernel, outer);
+  Value tileStep = cloneDependencies(rewriter, tiles.getStep(), kernel, outer);
+  scf::ForOp::create(
+      b, l, tileLower, tileUpper, tileStep, ValueRange{},
+      [&](OpBuilder &tb, Location tl, Value tile, ValueRange) {
+        outer.map(tiles.getInductionVar(), tile);
+        Value base = iterationsBefore(
+            tb, tl, tile, tileLower, tileStep,
+            cloneDependencies(rewriter, loop.getLower(), kernel, outer),
+            cloneDependencies(rewriter, loop.getUpper(), kernel, outer),
+            cloneDependencies(rewriter, loop.getStep(), kernel, outer));
+        iterations(tb, tl, base);
+        scf::YieldOp::create(tb, tl);
+      });
 }
 
-/// The bytes of the row-padded shared tile through which `user`, a store
-/// of `accumulator` to global memory after `loop`, can go (see
-/// stageEpilogue); 0 when it cannot.
-int64_t stagedEpilogueBytes(PipelinedOp loop, Value accumulator,
-                            Operation *user) {
+} // namespace
+
+void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
+                                TmaRing &ring, Operation *firstOriginal,
+                                ArrayRef<GemmOp> wgmmas) {
+  MLIRContext *ctx = loop.getContext();
+  Location loc = loop.getLoc();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  Block &kernelBody = kernel.getBodyBlock();
+  int64_t threads = kernel.getThreads();
+  int64_t numStages = ring.numStages;
+  int64_t fullOffset = ring.fullOffset, emptyOffset = ring.emptyOffset;
+  Operation *terminator = kernelBody.getTerminator();
+  SmallVector<Operation *> moved;
+  // Register arrays stay in the kernel's entry block, where LLVM promotes
+  // them to registers.
+  for (Operation *op = firstOriginal; op != terminator; op = op->getNextNode())
+    if (!isa<memref::AllocaOp>(op))
+      moved.push_back(op);
+  rewriter.setInsertionPoint(terminator);
+  Value consumer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::ult, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  auto split = scf::IfOp::create(rewriter, loc, TypeRange{}, consumer,
+                                 /*withElseRegion=*/true);
+  split->setAttr(kConsumerThreadsAttr, rewriter.getI64IntegerAttr(threads));
+  Block *thenBlock = &split.getThenRegion().front();
+  for (Operation *op : moved)
+    rewriter.moveOpBefore(op, thenBlock->getTerminator());
+  // Only when the register file, not the per-thread limit, bounds the
+  // consumers and their accumulators are large (otherwise ptxas cannot
+  // tell the register count at entry and ignores setmaxnreg).
+  int64_t accumulators = 0;
+  llvm::SmallDenseSet<Value> counted;
+  for (GemmOp gemm : wgmmas)
+    if (counted.insert(gemm.getC()).second)
+      accumulators += getStorage(gemm.getC())->numRegisters;
+  bool rebalance =
+      accumulators >= kRebalanceAccumulators &&
+      (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
+  int64_t consumerRegs = std::min<int64_t>(
+      kMaxRegisters,
+      (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
+  if (rebalance) {
+    rewriter.setInsertionPointToStart(thenBlock);
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::increase));
+  }
+  rewriter.setInsertionPointToStart(&split.getElseRegion().front());
+  if (rebalance)
+    NVVM::SetMaxRegisterOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
+        NVVM::SetMaxRegisterActionAttr::get(
+            ctx, NVVM::SetMaxRegisterAction::decrease));
+  Value isProducer = arith::CmpIOp::create(
+      rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
+      indexConst(rewriter, loc, threads));
+  // Waits until iteration `iteration` (in `stage`) may load: once the
+  // consumers released iteration i - S, phase (i / S) - 1 of the stage's
+  // empty barrier.
+  auto waitUntilFree = [&](OpBuilder &b, Location l, Value iteration,
+                           Value stage) {
+    Value reused = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
+                                         iteration, indexConst(b, l, numStages));
+    scf::IfOp::create(b, l, reused, [&](OpBuilder &wb, Location wl) {
+      Value phase = arith::RemUIOp::create(
+          wb, wl,
+          addIndex(wb, wl,
+                   arith::DivUIOp::create(wb, wl, iteration,
+                                          indexConst(wb, wl, numStages)),
+                   1),
+          indexConst(wb, wl, 2));
+      waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, stage), phase);
+      scf::YieldOp::create(wb, wl);
+    });
+  };
+  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
+    IRMapping residentMapping;
+    ring.issueResident(b, l, [&](Value v) {
+      return cloneDependencies(rewriter, v, kernel, residentMapping);
+    });
+    buildProducerLoop(
+        rewriter, b, l, loop, ring.tiles, numStages,
+        [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
+            IRMapping &outer) {
+          waitUntilFree(lb, ll, slot.iteration, slot.stage);
+          IRMapping mapping = outer;
+          ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
+            for (auto [from, to] : m.getValueMap())
+              mapping.map(from, to);
+            return cloneDependencies(rewriter, v, kernel, mapping);
+          });
+        });
+    if (ring.multicast) {
+      // The block may exit only once no other block of the cluster will
+      // arrive on its barriers: wait until every stage is free again, as
+      // if iterations N .. N + S - 1 followed (every block's consumers
+      // release their last stages after the loop).
+      IRMapping bounds;
+      Value trips = tripCount(
+          b, l, cloneDependencies(rewriter, loop.getLower(), kernel, bounds),
+          cloneDependencies(rewriter, loop.getUpper(), kernel, bounds),
+          cloneDependencies(rewriter, loop.getStep(), kernel, bounds));
+      scf::ForOp::create(
+          b, l, trips, addIndex(b, l, trips, numStages), indexConst(b, l, 1),
+          ValueRange{}, [&](OpBuilder &tb, Location tl, Value i, ValueRange) {
+            waitUntilFree(tb, tl, i,
+                          arith::RemUIOp::create(tb, tl, i,
+                                                 indexConst(tb, tl, numStages)));
+            scf::YieldOp::create(tb, tl);
+          });
+    }
+    scf::YieldOp::create(b, l);
+  });
+  // The producer's second warp passes each stage on to the consumers: it
+  // waits for the stage's full barrier, then arrives on its named barrier.
+  Value tidNow = threadId(rewriter, loc);
+  Value isSignaller = arith::AndIOp::create(
+      rewriter, loc,
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, tidNow,
+                            indexConst(rewriter, loc, threads + kWarpSize)),
+      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
+                            indexConst(rewriter, loc, threads + 2 * kWarpSize)));
+  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
+    buildProducerLoop(
+        rewriter, b, l, loop, ring.tiles, numStages,
+        [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
+          Value phase = arith::RemUIOp::create(
+              lb, ll,
+              arith::DivUIOp::create(lb, ll, slot.iteration,
+                                     indexConst(lb, ll, numStages)),
+              indexConst(lb, ll, 2));
+          waitParity(lb, ll, ring.barrierAt(lb, ll, fullOffset, slot.stage),
+                     phase);
+          int64_t groups = ring.handoffGroups;
+          Value first = arith::AddIOp::create(
+              lb, ll,
+              arith::MulIOp::create(lb, ll, toI32(lb, ll, slot.stage),
+                                    i32Const(lb, ll, groups)),
+              i32Const(lb, ll, kFirstStageBarrier));
+          for (int64_t g = 0; g < groups; ++g)
+            NVVM::BarrierArriveOp::create(
+                lb, ll, arith::AddIOp::create(lb, ll, first, i32Const(lb, ll, g)),
+                i32Const(lb, ll, threads / groups + kWarpSize));
+        });
+    scf::YieldOp::create(b, l);
+  });
+  kernel->setAttr(kProducerThreadsAttr,
+                  rewriter.getI64IntegerAttr(kWarpgroupSize));
+}
+
+int64_t nvvm::stagedEpilogueBytes(PipelinedOp loop, Value accumulator,
+                                  Operation *user) {
   auto fragType = cast<MemRefType>(accumulator.getType());
   auto copy = dyn_cast<CopyOp>(user);
   if (!copy || copy.getSource() != accumulator ||
@@ -598,15 +654,9 @@ int64_t stagedEpilogueBytes(PipelinedOp loop, Value accumulator,
   return rows * (cols * eltBytes + 16);
 }
 
-/// Stores of `accumulator` to global memory after `loop` go through
-/// `regionBytes` of free shared memory at shared address `region` (the
-/// loop's stage buffers, or a buffer of their own when the loop runs once
-/// per tile and the next tile's loads may already be in the stages): every
-/// thread writes its registers (in pairs) into a row-padded shared tile,
-/// then the block stores the tile in 16-byte vectors, whole rows at a
-/// time, instead of each thread storing its scattered pairs.
-void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
-                   Value smemBase, Value region, int64_t regionBytes) {
+void nvvm::stageEpilogue(RewriterBase &rewriter, PipelinedOp loop,
+                         Value accumulator, Value smemBase, Value region,
+                         int64_t regionBytes) {
   MLIRContext *ctx = loop.getContext();
   auto fragType = cast<MemRefType>(accumulator.getType());
   for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
@@ -640,14 +690,8 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
   }
 }
 
-
-/// TileLang's epilogue through a shared tile of an accumulator after
-/// `loop` (see getSharedEpilogue) becomes one store of the accumulator to
-/// C, placed at the second copy, which goes out through the loop's
-/// epilogue (by TMA where it can). The tile is left unused and takes no
-/// shared memory.
-void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
-                        Value accumulator) {
+void nvvm::fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
+                              Value accumulator) {
   for (Operation *user : llvm::make_early_inc_range(accumulator.getUsers())) {
     auto toShared = dyn_cast<CopyOp>(user);
     if (!toShared || toShared.getSource() != accumulator ||
@@ -673,45 +717,8 @@ void fuseSharedEpilogue(RewriterBase &rewriter, PipelinedOp loop,
   }
 }
 
-/// A box's tensor `offsets` as values where `b` builds: constants made
-/// there, values through `valueAt`.
-SmallVector<Value> offsetValues(OpBuilder &b, Location l,
-                                ArrayRef<OpFoldResult> offsets,
-                                function_ref<Value(Value)> valueAt) {
-  SmallVector<Value> values;
-  for (OpFoldResult ofr : offsets) {
-    if (auto v = dyn_cast<Value>(ofr))
-      values.push_back(valueAt(v));
-    else
-      values.push_back(indexConst(b, l, *getConstantIntValue(ofr)));
-  }
-  return values;
-}
-
-/// The TMA coordinates (i32, innermost first) of panel `p` of `box` at
-/// tensor `offsets`: the panel's columns in the innermost dimension.
-SmallVector<Value> panelCoords(OpBuilder &b, Location l, const TmaBox &box,
-                               ArrayRef<Value> offsets, int64_t p) {
-  SmallVector<Value> coords;
-  for (int64_t d = box.rank() - 1; d >= 0; --d)
-    coords.push_back(toI32(
-        b, l,
-        d + 1 == box.rank() ? addIndex(b, l, offsets[d], p * box.panelElements())
-                            : offsets[d]));
-  return coords;
-}
-
-/// `copy`, a store of the wgmma accumulator `acc` to global memory, by TMA
-/// through `slots` panel buffers at shared address `slotBase` (1024-byte
-/// aligned): in rounds of `slots` panels, every consumer thread writes its
-/// registers of a round's panels into them (stmatrix for 16-bit elements,
-/// pair stores for 32-bit), in the 128-byte-swizzled layout, then thread 0
-/// issues one TMA store per panel. Before a round writes the slots, the
-/// stores that read them (an earlier round's, or an earlier tile's) have
-/// read them; pipelineWithTma makes thread 0 wait for its stores before the
-/// block exits.
-void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
-                     const Storage &acc, Value slotBase, int64_t slots) {
+void nvvm::storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
+                           const Storage &acc, Value slotBase, int64_t slots) {
   MLIRContext *ctx = copy.getContext();
   Location loc = copy.getLoc();
   auto func = copy->getParentOfType<func::FuncOp>();
@@ -872,392 +879,133 @@ void storeThroughTma(RewriterBase &rewriter, CopyOp copy, TmaBox box,
   rewriter.eraseOp(copy);
 }
 
-/// Issues the TMA loads of `load`'s panels at source `offsets` into the
-/// buffer at shared address `dst`, completing on mbarrier `bar`. A
-/// multicast load (`rank` the block's rank in its cluster of `size`) loads
-/// the rank-th 1 / size of the rows into the buffer of every block of the
-/// cluster, completing on each block's barrier at `bar`'s offset.
-void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
-                  ArrayRef<Value> offsets, Value dst, Value bar,
-                  int64_t size = 1, Value rank = Value()) {
-  MLIRContext *ctx = b.getContext();
-  bool multicast = load.multicast && size > 1;
-  int64_t rows = multicast ? load.rows / size : load.rows;
-  SmallVector<Value> origin(offsets);
-  Value mask;
-  if (multicast) {
-    Value sliceRows = arith::MulIOp::create(b, l, rank, indexConst(b, l, rows));
-    origin[load.rowDim] =
-        arith::AddIOp::create(b, l, origin[load.rowDim], sliceRows);
-    dst = arith::AddIOp::create(
-        b, l, dst,
-        arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, kPanelBytes)));
-    mask = arith::ConstantIntOp::create(b, l, b.getI16Type(),
-                                        (int64_t(1) << size) - 1);
-  }
-  for (int64_t p = 0; p < load.panels(); ++p) {
-    SmallVector<Value> coords = panelCoords(b, l, load, origin, p);
-    Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
-                                                          kPanelBytes));
-    Value cluster = LLVM::AddrSpaceCastOp::create(
-        b, l, LLVM::LLVMPointerType::get(ctx, 7), panel);
-    NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-        b, l, cluster, load.descriptor, coords, bar, ValueRange{}, mask,
-        Value(), NVVM::TMALoadModeAttr::get(ctx, NVVM::TMALoadMode::TILE),
-        b.getBoolAttr(false), nullptr, Value());
-  }
+namespace {
+
+/// The register layout of a fragment buffer (null for other buffers).
+using LayoutOf = function_ref<FragmentLayoutAttr(Value)>;
+
+/// True when A of `gemm` can be wgmma's register operand: a 16-bit
+/// fragment in the accumulator layout of an M x K wgmma (flash attention's
+/// P), whose registers are the A fragments of m64k16 in every warp.
+bool wgmmaAFromRegisters(GemmOp gemm, LayoutOf layoutOf) {
+  FragmentLayoutAttr a = layoutOf(gemm.getA());
+  Type aElt = gemm.getA().getType().getElementType();
+  int64_t threads = getThreads(gemm);
+  if (!a || gemm.getTransposeA() || !(aElt.isF16() || aElt.isBF16()) ||
+      gemm.getM() % 64 != 0 || threads / kWarpSize != gemm.getM() / 16)
+    return false;
+  return a == getMmaSyncAccumulatorLayout(gemm.getContext(), gemm.getM(),
+                                          gemm.getK(), threads,
+                                          WarpPartition{gemm.getM() / 16, 1});
 }
 
-/// The buffer `load` fills is read, inside `loop`, through a view of its
-/// panels at shared address `base` + its offset; its copy is erased (TMA
-/// performs it).
-void readThroughPanels(RewriterBase &rewriter, Location loc, TmaLoad &load,
-                       Value base, PipelinedOp loop) {
-  Value buffer = load.copy.getTarget();
-  auto view = UnrealizedConversionCastOp::create(
-      rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
-  view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-  view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
-  rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
-    return loop->isAncestor(use.getOwner()) &&
-           use.getOwner() != load.copy.getOperation();
-  });
-  rewriter.eraseOp(load.copy);
+/// True when `gemm` can run as wgmma on TMA-loaded panel buffers (B, and A
+/// unless it comes from registers), its fragments laid out as `layoutOf`
+/// says (tile-select-mma decides with it).
+bool canRunAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers,
+                   LayoutOf layoutOf) {
+  if ((!tmaBuffers.contains(gemm.getA()) &&
+       !wgmmaAFromRegisters(gemm, layoutOf)) ||
+      !tmaBuffers.contains(gemm.getB()))
+    return false;
+  Type aElt = gemm.getA().getType().getElementType();
+  Type bElt = gemm.getB().getType().getElementType();
+  Type cElt = gemm.getC().getType().getElementType();
+  if (aElt != bElt || !cElt.isF32())
+    return false;
+  int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
+  int64_t threads = getThreads(gemm);
+  std::optional<WarpPartition> part =
+      getWgmmaPartition(m, n, k, threads / kWarpSize, aElt);
+  if (!part || layoutOf(gemm.getC()) !=
+                   getMmaSyncAccumulatorLayout(gemm.getContext(), m, n,
+                                               threads, *part))
+    return false;
+  int64_t bits = aElt.getIntOrFloatBitWidth();
+  // fp8 wgmma reads both operands K-major only.
+  if (bits == 8 && (gemm.getTransposeA() || !gemm.getTransposeB()))
+    return false;
+  int64_t panel = kPanelBytes * 8 / bits;
+  // An MN-major operand spans whole panels along M (64 rows per
+  // warpgroup) or N.
+  if (gemm.getTransposeA() && 64 % panel != 0)
+    return false;
+  if (!gemm.getTransposeB() && n % panel != 0)
+    return false;
+  return true;
 }
 
-/// The stage buffers and mbarriers of a TMA pipeline in shared memory
-/// (`region`: the 1024-byte aligned shared address of stage 0).
-struct TmaRing {
-  mutable PipelinedOp loop; // op handles are not const-correct
-  ArrayRef<TmaLoad> loads;
-  Value region;
-  int64_t numStages; // (the loop is left with num_stages = 1)
-  int64_t stageBytes;
-  int64_t fullOffset, emptyOffset; // of the barrier arrays, from `region`
-  /// Buffers loaded once before the loop (at their offsets from `region`,
-  /// after the stages), completing on one mbarrier.
-  ArrayRef<TmaLoad> resident;
-  int64_t residentBarrierOffset = 0;
-  /// With a producer warpgroup: the groups of consumer threads that take
-  /// each stage through a named barrier of their own. A loop whose body
-  /// does more than its wgmmas (flash attention's softmax) gives each
-  /// consumer warpgroup its own, so that the warpgroups drift apart and one
-  /// computes while the other's wgmmas run; GEMM loops keep one per stage.
-  int64_t handoffGroups = 1;
-  /// The loop that runs `loop` once per tile of a persistent block (see
-  /// tileLoopOf), if any: the ring's iterations continue across its runs.
-  scf::ForOp tiles = {};
-  /// The cluster the multicast loads are shared in, if any.
-  ClusterMulticast multicast = {};
+/// `asmString` (with side effects, ordered like a memory access) with the
+/// f32 `values` passing through it in place: the result is a struct of
+/// them, tied to the same registers. Values read after it cannot be read
+/// before it, and values given to it are in their registers by then.
+Value passThroughAsm(OpBuilder &b, Location loc, ValueRange values,
+                     StringRef asmString) {
+  std::string constraints;
+  for (size_t r = 0; r < values.size(); ++r)
+    constraints += "=f,";
+  for (size_t r = 0; r < values.size(); ++r)
+    constraints += std::to_string(r) + ",";
+  constraints += "~{memory}";
+  auto type = LLVM::LLVMStructType::getLiteral(
+      b.getContext(), SmallVector<Type>(values.size(), b.getF32Type()));
+  return LLVM::InlineAsmOp::create(
+             b, loc, type, values, asmString, constraints,
+             /*has_side_effects=*/true, /*is_align_stack=*/false,
+             LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+             /*operand_attrs=*/nullptr)
+      .getResult(0);
+}
 
-  /// Arms the resident barrier and loads the resident buffers (one
-  /// thread). `valueAt` gives a value of the kernel where this runs.
-  void issueResident(OpBuilder &b, Location l,
-                     function_ref<Value(Value)> valueAt) const {
-    if (resident.empty())
-      return;
-    MLIRContext *ctx = b.getContext();
-    Value bar = sharedPtr(b, l, addIndex(b, l, region, residentBarrierOffset));
-    int64_t bytes = 0;
-    for (const TmaLoad &load : resident)
-      bytes += load.bytes();
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, l, Type(), bar, i32Const(b, l, bytes),
-        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
-        b.getBoolAttr(false), Value());
-    for (const TmaLoad &load : resident) {
-      SmallVector<Value> offsets =
-          offsetValues(b, l, load.tensorOffsets, valueAt);
-      issueTmaLoad(b, l, load, offsets, addIndex(b, l, region, load.offset),
-                   bar);
-    }
-  }
+} // namespace
 
-  /// The mbarrier of `stage` in the array at `offset`.
-  Value barrierAt(OpBuilder &b, Location l, int64_t offset,
-                  Value stage) const {
-    return sharedPtr(
-        b, l,
-        arith::AddIOp::create(
-            b, l, addIndex(b, l, region, offset),
-            arith::MulIOp::create(b, l, stage, indexConst(b, l, 8))));
-  }
+void nvvm::waitForWgmma(OpBuilder &b, Location loc, const Storage &c,
+                        int64_t pending) {
+  SmallVector<Value> values;
+  for (int64_t r = 0; r < c.numRegisters; ++r)
+    values.push_back(memref::LoadOp::create(b, loc, c.memref,
+                                            ValueRange{indexConst(b, loc, r)}));
+  // ptxas (CUDA 13.0) has been seen to hoist reads of the first
+  // accumulator registers above a final wgmma.wait_group 0 (the H200 then
+  // read partial sums); a membar.cta after the wait keeps them below it.
+  std::string wait =
+      "wgmma.wait_group.sync.aligned " + std::to_string(pending) + ";";
+  if (pending == 0)
+    wait += "\n\tmembar.cta;";
+  Value waited = passThroughAsm(b, loc, values, wait);
+  for (int64_t r = 0; r < c.numRegisters; ++r)
+    memref::StoreOp::create(b, loc,
+                            LLVM::ExtractValueOp::create(b, loc, waited, r),
+                            c.memref, ValueRange{indexConst(b, loc, r)});
+}
 
-  /// The shared address of `stage`.
-  Value stageAt(OpBuilder &b, Location l, Value stage) const {
-    return arith::AddIOp::create(
-        b, l, region,
-        arith::MulIOp::create(b, l, stage, indexConst(b, l, stageBytes)));
-  }
+namespace {
 
-  /// Arms the stage's full barrier and loads iteration `iv` into it (one
-  /// thread). `valueAt` gives a value of the loop body at `iv`.
-  void issue(OpBuilder &b, Location l, Value iv, Value stage,
-             function_ref<Value(Value, IRMapping &)> valueAt) const {
-    MLIRContext *ctx = b.getContext();
-    Value bar = barrierAt(b, l, fullOffset, stage);
-    NVVM::MBarrierArriveExpectTxOp::create(
-        b, l, Type(), bar, i32Const(b, l, stageBytes),
-        NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA),
-        b.getBoolAttr(false), Value());
-    Value base = stageAt(b, l, stage);
-    Value rank;
-    if (multicast)
-      rank = arith::IndexCastUIOp::create(
-          b, l, b.getIndexType(), NVVM::ClusterId::create(b, l, b.getI32Type()));
-    for (const TmaLoad &load : loads) {
-      IRMapping mapping;
-      mapping.map(loop.getInductionVar(), iv);
-      SmallVector<Value> offsets =
-          offsetValues(b, l, load.tensorOffsets,
-                       [&](Value v) { return valueAt(v, mapping); });
-      issueTmaLoad(b, l, load, offsets, addIndex(b, l, base, load.offset),
-                   bar, multicast.size, rank);
-    }
-  }
-
-  /// The consumer threads' release of `stage` to the producer: every
-  /// thread arrives on its empty barrier; with multicast, one lane a warp
-  /// arrives on the stage's empty barrier in every block of the cluster
-  /// (whose producers load into this block's stage too).
-  void release(OpBuilder &b, Location l, Value stage) const {
-    MLIRContext *ctx = b.getContext();
-    Value bar = barrierAt(b, l, emptyOffset, stage);
-    if (!multicast) {
-      NVVM::MBarrierArriveOp::create(
-          b, l, Type(), bar, Value(),
-          NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-      return;
-    }
-    Value lane0 = arith::CmpIOp::create(
-        b, l, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, l, threadId(b, l), indexConst(b, l, kWarpSize)),
-        indexConst(b, l, 0));
-    scf::IfOp::create(b, l, lane0, [&](OpBuilder &tb, Location tl) {
-      for (int64_t r = 0; r < multicast.size; ++r) {
-        Value remote = NVVM::MapaOp::create(
-            tb, tl, LLVM::LLVMPointerType::get(ctx, 7), bar,
-            i32Const(tb, tl, r));
-        // (CTA scope, as for a local arrive: what it orders are this
-        // warp's wgmma reads of its own block's stage.)
-        NVVM::MBarrierArriveOp::create(
-            tb, tl, Type(), remote, Value(),
-            NVVM::MemScopeKindAttr::get(ctx, NVVM::MemScopeKind::CTA));
-      }
-      scf::YieldOp::create(tb, tl);
-    });
-  }
-
-  /// The arrivals that complete a phase of an empty barrier.
-  int64_t emptyArrivals(int64_t consumerThreads) const {
-    return multicast ? consumerThreads / kWarpSize * multicast.size
-                     : consumerThreads;
-  }
-};
-
-/// A loop over the iterations of `loop` in the producer warpgroup's code
-/// (nested in a copy of its tile loop `tiles`, if any), its
-/// bounds recomputed there: body(builder, loc, iv, slot, outer), with the
-/// iteration's ring slot and the mapping of the recomputed values.
-void buildProducerLoop(
-    RewriterBase &rewriter, OpBuilder &b, Location l, PipelinedOp loop,
-    scf::ForOp tiles, int64_t numStages,
-    function_ref<void(OpBuilder &, Location, Value, RingSlot, IRMapping &)>
-        body) {
-  auto kernel = loop->getParentOfType<KernelOp>();
-  IRMapping outer;
-  auto iterations = [&](OpBuilder &ib, Location il, Value base) {
-    Value lower = cloneDependencies(rewriter, loop.getLower(), kernel, outer);
-    Value upper = cloneDependencies(rewriter, loop.getUpper(), kernel, outer);
-    Value step = cloneDependencies(rewriter, loop.getStep(), kernel, outer);
-    scf::ForOp::create(
-        ib, il, lower, upper, step, ValueRange{},
-        [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-          body(lb, ll, iv, ringSlot(lb, ll, iv, lower, step, numStages, base),
-               outer);
-          scf::YieldOp::create(lb, ll);
-        });
+/// The wgmma shared-memory descriptor of a 128-byte-swizzled operand that
+/// starts at shared address `address`: leading / stride byte offsets `lbo`
+/// and `sbo`.
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
+                      int64_t sbo) {
+  Type i64 = b.getI64Type();
+  auto c64 = [&](int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, i64, v);
   };
-  if (!tiles) {
-    iterations(b, l, Value());
-    return;
-  }
-  Value tileLower =
-      cloneDependencies(rewriter, tiles.getLowerBound(), kernel, outer);
-  Value tileUpper =
-      cloneDependencies(rewriter, tiles.getUpperBound(), kernel, outer);
-  Value tileStep = cloneDependencies(rewriter, tiles.getStep(), kernel, outer);
-  scf::ForOp::create(
-      b, l, tileLower, tileUpper, tileStep, ValueRange{},
-      [&](OpBuilder &tb, Location tl, Value tile, ValueRange) {
-        outer.map(tiles.getInductionVar(), tile);
-        Value base = iterationsBefore(
-            tb, tl, tile, tileLower, tileStep,
-            cloneDependencies(rewriter, loop.getLower(), kernel, outer),
-            cloneDependencies(rewriter, loop.getUpper(), kernel, outer),
-            cloneDependencies(rewriter, loop.getStep(), kernel, outer));
-        iterations(tb, tl, base);
-        scf::YieldOp::create(tb, tl);
-      });
+  Value addr = arith::IndexCastUIOp::create(b, loc, i64, address);
+  Value start = arith::ShRUIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)), c64(4));
+  int64_t fixed = (((lbo >> 4) & 0x3FFF) << 16) |
+                  (((sbo >> 4) & 0x3FFF) << 32) | (int64_t(1) << 62);
+  return arith::OrIOp::create(b, loc, start, c64(fixed));
 }
 
-/// Splits the kernel of `loop` (a TMA pipeline `ring`) into consumers and a
-/// producer warpgroup: threads 0 .. T - 1 run the kernel as written (from
-/// `firstOriginal` on), an extra warpgroup loads the stages. Its first
-/// thread waits until the consumers release a stage (its empty barrier),
-/// then arms its full barrier and issues the TMA loads; its second warp
-/// waits for each full barrier and hands the stage to the consumers through
-/// the stage's named barrier. setmaxnreg moves registers from the producer
-/// to the consumers.
-void addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
-                          TmaRing &ring, Operation *firstOriginal,
-                          ArrayRef<GemmOp> wgmmas) {
-  MLIRContext *ctx = loop.getContext();
-  Location loc = loop.getLoc();
-  auto kernel = loop->getParentOfType<KernelOp>();
-  Block &kernelBody = kernel.getBodyBlock();
-  int64_t threads = kernel.getThreads();
-  int64_t numStages = ring.numStages;
-  int64_t fullOffset = ring.fullOffset, emptyOffset = ring.emptyOffset;
-  Operation *terminator = kernelBody.getTerminator();
-  SmallVector<Operation *> moved;
-  // Register arrays stay in the kernel's entry block, where LLVM promotes
-  // them to registers.
-  for (Operation *op = firstOriginal; op != terminator; op = op->getNextNode())
-    if (!isa<memref::AllocaOp>(op))
-      moved.push_back(op);
-  rewriter.setInsertionPoint(terminator);
-  Value consumer = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::ult, threadId(rewriter, loc),
-      indexConst(rewriter, loc, threads));
-  auto split = scf::IfOp::create(rewriter, loc, TypeRange{}, consumer,
-                                 /*withElseRegion=*/true);
-  split->setAttr(kConsumerThreadsAttr, rewriter.getI64IntegerAttr(threads));
-  Block *thenBlock = &split.getThenRegion().front();
-  for (Operation *op : moved)
-    rewriter.moveOpBefore(op, thenBlock->getTerminator());
-  // Only when the register file, not the per-thread limit, bounds the
-  // consumers and their accumulators are large (otherwise ptxas cannot
-  // tell the register count at entry and ignores setmaxnreg).
-  int64_t accumulators = 0;
-  llvm::SmallDenseSet<Value> counted;
-  for (GemmOp gemm : wgmmas)
-    if (counted.insert(gemm.getC()).second)
-      accumulators += getStorage(gemm.getC())->numRegisters;
-  bool rebalance =
-      accumulators >= kRebalanceAccumulators &&
-      (threads + kWarpgroupSize) * kMaxThreadRegisters > kRegisterFile;
-  int64_t consumerRegs = std::min<int64_t>(
-      kMaxRegisters,
-      (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
-  if (rebalance) {
-    rewriter.setInsertionPointToStart(thenBlock);
-    NVVM::SetMaxRegisterOp::create(
-        rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::increase));
-  }
-  rewriter.setInsertionPointToStart(&split.getElseRegion().front());
-  if (rebalance)
-    NVVM::SetMaxRegisterOp::create(
-        rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
-        NVVM::SetMaxRegisterActionAttr::get(
-            ctx, NVVM::SetMaxRegisterAction::decrease));
-  Value isProducer = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
-      indexConst(rewriter, loc, threads));
-  // Waits until iteration `iteration` (in `stage`) may load: once the
-  // consumers released iteration i - S, phase (i / S) - 1 of the stage's
-  // empty barrier.
-  auto waitUntilFree = [&](OpBuilder &b, Location l, Value iteration,
-                           Value stage) {
-    Value reused = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
-                                         iteration, indexConst(b, l, numStages));
-    scf::IfOp::create(b, l, reused, [&](OpBuilder &wb, Location wl) {
-      Value phase = arith::RemUIOp::create(
-          wb, wl,
-          addIndex(wb, wl,
-                   arith::DivUIOp::create(wb, wl, iteration,
-                                          indexConst(wb, wl, numStages)),
-                   1),
-          indexConst(wb, wl, 2));
-      waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, stage), phase);
-      scf::YieldOp::create(wb, wl);
-    });
-  };
-  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
-    IRMapping residentMapping;
-    ring.issueResident(b, l, [&](Value v) {
-      return cloneDependencies(rewriter, v, kernel, residentMapping);
-    });
-    buildProducerLoop(
-        rewriter, b, l, loop, ring.tiles, numStages,
-        [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
-            IRMapping &outer) {
-          waitUntilFree(lb, ll, slot.iteration, slot.stage);
-          IRMapping mapping = outer;
-          ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
-            for (auto [from, to] : m.getValueMap())
-              mapping.map(from, to);
-            return cloneDependencies(rewriter, v, kernel, mapping);
-          });
-        });
-    if (ring.multicast) {
-      // The block may exit only once no other block of the cluster will
-      // arrive on its barriers: wait until every stage is free again, as
-      // if iterations N .. N + S - 1 followed (every block's consumers
-      // release their last stages after the loop).
-      IRMapping bounds;
-      Value trips = tripCount(
-          b, l, cloneDependencies(rewriter, loop.getLower(), kernel, bounds),
-          cloneDependencies(rewriter, loop.getUpper(), kernel, bounds),
-          cloneDependencies(rewriter, loop.getStep(), kernel, bounds));
-      scf::ForOp::create(
-          b, l, trips, addIndex(b, l, trips, numStages), indexConst(b, l, 1),
-          ValueRange{}, [&](OpBuilder &tb, Location tl, Value i, ValueRange) {
-            waitUntilFree(tb, tl, i,
-                          arith::RemUIOp::create(tb, tl, i,
-                                                 indexConst(tb, tl, numStages)));
-            scf::YieldOp::create(tb, tl);
-          });
-    }
-    scf::YieldOp::create(b, l);
-  });
-  // The producer's second warp passes each stage on to the consumers: it
-  // waits for the stage's full barrier, then arrives on its named barrier.
-  Value tidNow = threadId(rewriter, loc);
-  Value isSignaller = arith::AndIOp::create(
-      rewriter, loc,
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::uge, tidNow,
-                            indexConst(rewriter, loc, threads + kWarpSize)),
-      arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
-                            indexConst(rewriter, loc, threads + 2 * kWarpSize)));
-  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
-    buildProducerLoop(
-        rewriter, b, l, loop, ring.tiles, numStages,
-        [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
-          Value phase = arith::RemUIOp::create(
-              lb, ll,
-              arith::DivUIOp::create(lb, ll, slot.iteration,
-                                     indexConst(lb, ll, numStages)),
-              indexConst(lb, ll, 2));
-          waitParity(lb, ll, ring.barrierAt(lb, ll, fullOffset, slot.stage),
-                     phase);
-          int64_t groups = ring.handoffGroups;
-          Value first = arith::AddIOp::create(
-              lb, ll,
-              arith::MulIOp::create(lb, ll, toI32(lb, ll, slot.stage),
-                                    i32Const(lb, ll, groups)),
-              i32Const(lb, ll, kFirstStageBarrier));
-          for (int64_t g = 0; g < groups; ++g)
-            NVVM::BarrierArriveOp::create(
-                lb, ll, arith::AddIOp::create(lb, ll, first, i32Const(lb, ll, g)),
-                i32Const(lb, ll, threads / groups + kWarpSize));
-        });
-    scf::YieldOp::create(b, l);
-  });
-  kernel->setAttr(kProducerThreadsAttr,
-                  rewriter.getI64IntegerAttr(kWarpgroupSize));
+NVVM::WGMMATypes wgmmaType(Type t) {
+  if (t.isBF16())
+    return NVVM::WGMMATypes::bf16;
+  if (isa<Float8E4M3FNType>(t))
+    return NVVM::WGMMATypes::e4m3;
+  if (isa<Float8E5M2Type>(t))
+    return NVVM::WGMMATypes::e5m2;
+  return NVVM::WGMMATypes::f16;
 }
 
 /// The four 32-bit words of the m64k16 A fragment of k-step `kk` of `a`
@@ -1472,14 +1220,10 @@ int64_t entryRegisters(int64_t threads) {
   return std::min(kMaxThreadRegisters, kRegisterFile / threads / 8 * 8);
 }
 
-/// Fails at the first gemm of `wgmmas` one of whose wgmma instructions ptxas
-/// could not assemble in a block of `threads` threads plus, with
-/// `producer`, a producer warpgroup: its accumulator (m64nN: N / 2 f32
-/// registers a thread), its A fragment when A comes from registers and
-/// kWgmmaExtraRegisters must fit the registers a thread has, since ptxas
-/// cannot spill an accumulator ("Insufficient registers").
-LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
-                                   bool producer) {
+} // namespace
+
+LogicalResult nvvm::verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas,
+                                         int64_t threads, bool producer) {
   int64_t launched = threads + (producer ? kWarpgroupSize : 0);
   int64_t budget = entryRegisters(launched);
   for (GemmOp gemm : wgmmas) {
@@ -1519,22 +1263,61 @@ LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
   return success();
 }
 
-/// What a TMA pipeline of a loop loads, and the gemms it feeds.
-struct TmaLoopPlan {
-  SmallVector<TmaLoad> loads, resident;
-  llvm::DenseSet<Value> buffers; // the shared buffers TMA fills
-  SmallVector<GemmOp> wgmmas;
-};
+LogicalResult mlir::tile::settleMmaForNVVM(
+    KernelOp kernel, int sm, function_ref<FragmentLayoutAttr(Value)> layoutOf) {
+  // The gemms a TMA pipeline will feed, loop by loop as
+  // prepareKernelForNVVM pipelines them.
+  llvm::DenseSet<Operation *> fed;
+  if (sm >= 90)
+    kernel.walk([&](PipelinedOp loop) {
+      std::optional<TmaLoopPlan> plan = planTmaLoop(
+          loop, [&](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
+            return canRunAsWgmma(gemm, buffers, layoutOf);
+          });
+      if (plan)
+        for (GemmOp gemm : plan->wgmmas)
+          fed.insert(gemm);
+    });
+  bool ok = true;
+  kernel.walk([&](GemmOp gemm) {
+    MmaAttr mma = gemm.getMmaAttr();
+    Type aElt = gemm.getA().getType().getElementType();
+    MLIRContext *ctx = gemm.getContext();
+    if (fed.contains(gemm)) {
+      // (canRunAsWgmma found the accumulator in the wgmma partition's
+      // layout.)
+      WarpPartition part = *getWgmmaPartition(
+          gemm.getM(), gemm.getN(), gemm.getK(), getThreads(gemm) / kWarpSize,
+          aElt);
+      gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::Wgmma, 64, gemm.getN(),
+                                   getWgmmaK(aElt), part.warpsM, part.warpsN,
+                                   part.repeats));
+      return;
+    }
+    if (!mma || mma.getKind() != MmaKind::Wgmma)
+      return;
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElt)) {
+      gemm.emitOpError()
+          << "has fp8 inputs, which run only as wgmma on operands that a "
+             "pipelined loop loads with TMA (T.Pipelined copies of whole "
+             "shared tiles, A not transposed and B transposed)";
+      ok = false;
+      return;
+    }
+    // mma.sync on the same warp partition (the accumulator keeps its
+    // layout).
+    gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::MmaSync, 16, 8,
+                                 256 / aElt.getIntOrFloatBitWidth(),
+                                 mma.getWarpsM(), mma.getWarpsN(),
+                                 mma.getRepeats()));
+  });
+  return success(ok);
+}
 
-/// The TMA pipeline `loop` can have, or std::nullopt: every global ->
-/// shared copy of the body must be a TMA load, and every reader of their
-/// buffers a gemm that runs as wgmma (`runsAsWgmma`, given the buffers TMA
-/// fills). Changes nothing; works on tile IR before and after
-/// prepareKernelForNVVM placed the buffers.
 std::optional<TmaLoopPlan>
-planTmaLoop(PipelinedOp loop,
-            function_ref<bool(GemmOp, const llvm::DenseSet<Value> &)>
-                runsAsWgmma) {
+nvvm::planTmaLoop(PipelinedOp loop,
+                  function_ref<bool(GemmOp, const llvm::DenseSet<Value> &)>
+                      runsAsWgmma) {
   int64_t numStages = loop.getNumStages();
   if (numStages < 2 || numStages > 32)
     return std::nullopt;
@@ -1610,9 +1393,6 @@ planTmaLoop(PipelinedOp loop,
     }
   return plan;
 }
-
-} // namespace
-
 
 FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
                                       int64_t &sharedBytes,
@@ -2012,55 +1792,4 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
 
   addProducerWarpgroup(rewriter, loop, ring, firstOriginal, wgmmas);
   return true;
-}
-
-LogicalResult mlir::tile::settleMmaForNVVM(
-    KernelOp kernel, int sm, function_ref<FragmentLayoutAttr(Value)> layoutOf) {
-  // The gemms a TMA pipeline will feed, loop by loop as
-  // prepareKernelForNVVM pipelines them.
-  llvm::DenseSet<Operation *> fed;
-  if (sm >= 90)
-    kernel.walk([&](PipelinedOp loop) {
-      std::optional<TmaLoopPlan> plan = planTmaLoop(
-          loop, [&](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
-            return canRunAsWgmma(gemm, buffers, layoutOf);
-          });
-      if (plan)
-        for (GemmOp gemm : plan->wgmmas)
-          fed.insert(gemm);
-    });
-  bool ok = true;
-  kernel.walk([&](GemmOp gemm) {
-    MmaAttr mma = gemm.getMmaAttr();
-    Type aElt = gemm.getA().getType().getElementType();
-    MLIRContext *ctx = gemm.getContext();
-    if (fed.contains(gemm)) {
-      // (canRunAsWgmma found the accumulator in the wgmma partition's
-      // layout.)
-      WarpPartition part = *getWgmmaPartition(
-          gemm.getM(), gemm.getN(), gemm.getK(), getThreads(gemm) / kWarpSize,
-          aElt);
-      gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::Wgmma, 64, gemm.getN(),
-                                   getWgmmaK(aElt), part.warpsM, part.warpsN,
-                                   part.repeats));
-      return;
-    }
-    if (!mma || mma.getKind() != MmaKind::Wgmma)
-      return;
-    if (isa<Float8E4M3FNType, Float8E5M2Type>(aElt)) {
-      gemm.emitOpError()
-          << "has fp8 inputs, which run only as wgmma on operands that a "
-             "pipelined loop loads with TMA (T.Pipelined copies of whole "
-             "shared tiles, A not transposed and B transposed)";
-      ok = false;
-      return;
-    }
-    // mma.sync on the same warp partition (the accumulator keeps its
-    // layout).
-    gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::MmaSync, 16, 8,
-                                 256 / aElt.getIntOrFloatBitWidth(),
-                                 mma.getWarpsM(), mma.getWarpsN(),
-                                 mma.getRepeats()));
-  });
-  return success(ok);
 }
