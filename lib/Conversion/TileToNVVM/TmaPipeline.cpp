@@ -1,6 +1,7 @@
-//===- Hopper.cpp - TMA pipelines and wgmma for sm_90a --------------------===//
+//===- TmaPipeline.cpp - TMA pipelines for sm_90a -------------------------===//
 //
-// See Hopper.h.
+// Which pipelined loops get a TMA pipeline (planTmaLoop), and
+// pipelineWithTma, which gives them one. See Hopper.h.
 //
 //===----------------------------------------------------------------------===//
 
