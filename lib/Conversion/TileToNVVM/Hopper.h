@@ -212,6 +212,12 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
                   ArrayRef<Value> offsets, Value dst, Value bar,
                   int64_t size = 1, Value rank = Value());
 
+/// Issues the TMA stores of panels `first` .. `last` - 1 of `box` (its
+/// descriptor set) from consecutive panel buffers at shared address
+/// `slotBase`, as one bulk group (one thread).
+void issueTmaStores(OpBuilder &b, Location l, const TmaBox &box,
+                    Value slotBase, int64_t first, int64_t last);
+
 /// The buffer `load` fills is read, inside `loop`, through a view of its
 /// panels at shared address `base` + its offset; its copy is erased (TMA
 /// performs it).

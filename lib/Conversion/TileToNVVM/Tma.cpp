@@ -182,6 +182,20 @@ void nvvm::issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
   }
 }
 
+void nvvm::issueTmaStores(OpBuilder &b, Location l, const TmaBox &box,
+                          Value slotBase, int64_t first, int64_t last) {
+  SmallVector<Value> offsets =
+      offsetValues(b, l, box.tensorOffsets, [](Value v) { return v; });
+  for (int64_t p = first; p < last; ++p)
+    NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+        b, l, box.descriptor,
+        sharedPtr(b, l,
+                  addIndex(b, l, slotBase, (p - first) * box.panelBytes())),
+        panelCoords(b, l, box, offsets, p), Value(), NVVM::TMAStoreMode::TILE,
+        Value());
+  NVVM::CpAsyncBulkCommitGroupOp::create(b, l);
+}
+
 void nvvm::readThroughPanels(RewriterBase &rewriter, Location loc,
                              TmaLoad &load, Value base, PipelinedOp loop) {
   Value buffer = load.copy.getTarget();
