@@ -101,19 +101,13 @@ void buildProducerLoop(
       });
 }
 
-} // namespace
-
-void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
-                                TmaRing &ring, Operation *firstOriginal,
-                                ArrayRef<GemmOp> wgmmas) {
-  MLIRContext *ctx = loop.getContext();
-  Location loc = loop.getLoc();
-  auto kernel = loop->getParentOfType<KernelOp>();
-  Block &kernelBody = kernel.getBodyBlock();
+/// Moves the kernel's code from `firstOriginal` on (but its register
+/// arrays) into the consumer threads, 0 .. `threads` - 1: the then branch
+/// of the scf.if it returns, which has an else branch for the producer.
+scf::IfOp splitConsumers(RewriterBase &rewriter, Location loc, KernelOp kernel,
+                         Operation *firstOriginal) {
   int64_t threads = kernel.getThreads();
-  int64_t numStages = ring.numStages;
-  int64_t fullOffset = ring.fullOffset, emptyOffset = ring.emptyOffset;
-  Operation *terminator = kernelBody.getTerminator();
+  Operation *terminator = kernel.getBodyBlock().getTerminator();
   SmallVector<Operation *> moved;
   // Register arrays stay in the kernel's entry block, where LLVM promotes
   // them to registers.
@@ -130,9 +124,18 @@ void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
   Block *thenBlock = &split.getThenRegion().front();
   for (Operation *op : moved)
     rewriter.moveOpBefore(op, thenBlock->getTerminator());
-  // Only when the register file, not the per-thread limit, bounds the
-  // consumers and their accumulators are large (otherwise ptxas cannot
-  // tell the register count at entry and ignores setmaxnreg).
+  return split;
+}
+
+/// setmaxnreg moves registers from the producer (the else branch of
+/// `split`) to the `threads` consumers (its then branch) of a loop with
+/// `wgmmas`; only when the register file, not the per-thread limit, bounds
+/// the consumers and their accumulators are large (otherwise ptxas cannot
+/// tell the register count at entry and ignores setmaxnreg). Leaves the
+/// rewriter at the start of the producer's code.
+void rebalanceRegisters(RewriterBase &rewriter, Location loc, scf::IfOp split,
+                        ArrayRef<GemmOp> wgmmas, int64_t threads) {
+  MLIRContext *ctx = split.getContext();
   int64_t accumulators = 0;
   llvm::SmallDenseSet<Value> counted;
   for (GemmOp gemm : wgmmas)
@@ -145,7 +148,7 @@ void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
       kMaxRegisters,
       (kRegisterFile - kWarpgroupSize * kProducerRegisters) / threads / 8 * 8);
   if (rebalance) {
-    rewriter.setInsertionPointToStart(thenBlock);
+    rewriter.setInsertionPointToStart(&split.getThenRegion().front());
     NVVM::SetMaxRegisterOp::create(
         rewriter, loc, rewriter.getI32IntegerAttr(consumerRegs),
         NVVM::SetMaxRegisterActionAttr::get(
@@ -157,68 +160,121 @@ void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
         rewriter, loc, rewriter.getI32IntegerAttr(kProducerRegisters),
         NVVM::SetMaxRegisterActionAttr::get(
             ctx, NVVM::SetMaxRegisterAction::decrease));
+}
+
+/// Waits until iteration `iteration` (in `stage`) of `ring` may load: once
+/// the consumers released iteration i - S, phase (i / S) - 1 of the stage's
+/// empty barrier.
+void waitUntilFree(OpBuilder &b, Location l, const TmaRing &ring,
+                   Value iteration, Value stage) {
+  int64_t numStages = ring.numStages;
+  Value reused = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
+                                       iteration, indexConst(b, l, numStages));
+  scf::IfOp::create(b, l, reused, [&](OpBuilder &wb, Location wl) {
+    Value phase = arith::RemUIOp::create(
+        wb, wl,
+        addIndex(wb, wl,
+                 arith::DivUIOp::create(wb, wl, iteration,
+                                        indexConst(wb, wl, numStages)),
+                 1),
+        indexConst(wb, wl, 2));
+    waitParity(wb, wl, ring.barrierAt(wb, wl, ring.emptyOffset, stage),
+               phase);
+    scf::YieldOp::create(wb, wl);
+  });
+}
+
+/// The code of the producer's first thread (where `b` builds): the
+/// resident loads, then each iteration's once its stage is free; in a
+/// cluster, a final wait until no other block will arrive on this block's
+/// barriers.
+void buildLoader(RewriterBase &rewriter, OpBuilder &b, Location l,
+                 PipelinedOp loop, const TmaRing &ring) {
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t numStages = ring.numStages;
+  IRMapping residentMapping;
+  ring.issueResident(b, l, [&](Value v) {
+    return cloneDependencies(rewriter, v, kernel, residentMapping);
+  });
+  buildProducerLoop(
+      rewriter, b, l, loop, ring.tiles, numStages,
+      [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
+          IRMapping &outer) {
+        waitUntilFree(lb, ll, ring, slot.iteration, slot.stage);
+        IRMapping mapping = outer;
+        ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
+          for (auto [from, to] : m.getValueMap())
+            mapping.map(from, to);
+          return cloneDependencies(rewriter, v, kernel, mapping);
+        });
+      });
+  if (!ring.multicast)
+    return;
+  // The block may exit only once no other block of the cluster will
+  // arrive on its barriers: wait until every stage is free again, as
+  // if iterations N .. N + S - 1 followed (every block's consumers
+  // release their last stages after the loop).
+  IRMapping bounds;
+  Value trips = tripCount(
+      b, l, cloneDependencies(rewriter, loop.getLower(), kernel, bounds),
+      cloneDependencies(rewriter, loop.getUpper(), kernel, bounds),
+      cloneDependencies(rewriter, loop.getStep(), kernel, bounds));
+  scf::ForOp::create(
+      b, l, trips, addIndex(b, l, trips, numStages), indexConst(b, l, 1),
+      ValueRange{}, [&](OpBuilder &tb, Location tl, Value i, ValueRange) {
+        waitUntilFree(tb, tl, ring, i,
+                      arith::RemUIOp::create(tb, tl, i,
+                                             indexConst(tb, tl, numStages)));
+        scf::YieldOp::create(tb, tl);
+      });
+}
+
+/// The code of the producer's second warp (where `b` builds), which passes
+/// each stage on to the `threads` consumers: it waits for the stage's full
+/// barrier, then arrives on its named barriers.
+void buildSignaller(RewriterBase &rewriter, OpBuilder &b, Location l,
+                    PipelinedOp loop, const TmaRing &ring, int64_t threads) {
+  int64_t numStages = ring.numStages;
+  buildProducerLoop(
+      rewriter, b, l, loop, ring.tiles, numStages,
+      [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
+        Value phase = arith::RemUIOp::create(
+            lb, ll,
+            arith::DivUIOp::create(lb, ll, slot.iteration,
+                                   indexConst(lb, ll, numStages)),
+            indexConst(lb, ll, 2));
+        waitParity(lb, ll,
+                   ring.barrierAt(lb, ll, ring.fullOffset, slot.stage), phase);
+        int64_t groups = ring.handoffGroups;
+        Value first = arith::AddIOp::create(
+            lb, ll,
+            arith::MulIOp::create(lb, ll, toI32(lb, ll, slot.stage),
+                                  i32Const(lb, ll, groups)),
+            i32Const(lb, ll, kFirstStageBarrier));
+        for (int64_t g = 0; g < groups; ++g)
+          NVVM::BarrierArriveOp::create(
+              lb, ll,
+              arith::AddIOp::create(lb, ll, first, i32Const(lb, ll, g)),
+              i32Const(lb, ll, threads / groups + kWarpSize));
+      });
+}
+
+} // namespace
+
+void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
+                                TmaRing &ring, Operation *firstOriginal,
+                                ArrayRef<GemmOp> wgmmas) {
+  Location loc = loop.getLoc();
+  auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t threads = kernel.getThreads();
+  scf::IfOp split = splitConsumers(rewriter, loc, kernel, firstOriginal);
+  rebalanceRegisters(rewriter, loc, split, wgmmas, threads);
   Value isProducer = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq, threadId(rewriter, loc),
       indexConst(rewriter, loc, threads));
-  // Waits until iteration `iteration` (in `stage`) may load: once the
-  // consumers released iteration i - S, phase (i / S) - 1 of the stage's
-  // empty barrier.
-  auto waitUntilFree = [&](OpBuilder &b, Location l, Value iteration,
-                           Value stage) {
-    Value reused = arith::CmpIOp::create(b, l, arith::CmpIPredicate::uge,
-                                         iteration, indexConst(b, l, numStages));
-    scf::IfOp::create(b, l, reused, [&](OpBuilder &wb, Location wl) {
-      Value phase = arith::RemUIOp::create(
-          wb, wl,
-          addIndex(wb, wl,
-                   arith::DivUIOp::create(wb, wl, iteration,
-                                          indexConst(wb, wl, numStages)),
-                   1),
-          indexConst(wb, wl, 2));
-      waitParity(wb, wl, ring.barrierAt(wb, wl, emptyOffset, stage), phase);
-      scf::YieldOp::create(wb, wl);
-    });
-  };
-  scf::IfOp::create(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
-    IRMapping residentMapping;
-    ring.issueResident(b, l, [&](Value v) {
-      return cloneDependencies(rewriter, v, kernel, residentMapping);
-    });
-    buildProducerLoop(
-        rewriter, b, l, loop, ring.tiles, numStages,
-        [&](OpBuilder &lb, Location ll, Value iv, RingSlot slot,
-            IRMapping &outer) {
-          waitUntilFree(lb, ll, slot.iteration, slot.stage);
-          IRMapping mapping = outer;
-          ring.issue(lb, ll, iv, slot.stage, [&](Value v, IRMapping &m) {
-            for (auto [from, to] : m.getValueMap())
-              mapping.map(from, to);
-            return cloneDependencies(rewriter, v, kernel, mapping);
-          });
-        });
-    if (ring.multicast) {
-      // The block may exit only once no other block of the cluster will
-      // arrive on its barriers: wait until every stage is free again, as
-      // if iterations N .. N + S - 1 followed (every block's consumers
-      // release their last stages after the loop).
-      IRMapping bounds;
-      Value trips = tripCount(
-          b, l, cloneDependencies(rewriter, loop.getLower(), kernel, bounds),
-          cloneDependencies(rewriter, loop.getUpper(), kernel, bounds),
-          cloneDependencies(rewriter, loop.getStep(), kernel, bounds));
-      scf::ForOp::create(
-          b, l, trips, addIndex(b, l, trips, numStages), indexConst(b, l, 1),
-          ValueRange{}, [&](OpBuilder &tb, Location tl, Value i, ValueRange) {
-            waitUntilFree(tb, tl, i,
-                          arith::RemUIOp::create(tb, tl, i,
-                                                 indexConst(tb, tl, numStages)));
-            scf::YieldOp::create(tb, tl);
-          });
-    }
-    scf::YieldOp::create(b, l);
+  buildIf(rewriter, loc, isProducer, [&](OpBuilder &b, Location l) {
+    buildLoader(rewriter, b, l, loop, ring);
   });
-  // The producer's second warp passes each stage on to the consumers: it
-  // waits for the stage's full barrier, then arrives on its named barrier.
   Value tidNow = threadId(rewriter, loc);
   Value isSignaller = arith::AndIOp::create(
       rewriter, loc,
@@ -226,29 +282,8 @@ void nvvm::addProducerWarpgroup(RewriterBase &rewriter, PipelinedOp loop,
                             indexConst(rewriter, loc, threads + kWarpSize)),
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult, tidNow,
                             indexConst(rewriter, loc, threads + 2 * kWarpSize)));
-  scf::IfOp::create(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
-    buildProducerLoop(
-        rewriter, b, l, loop, ring.tiles, numStages,
-        [&](OpBuilder &lb, Location ll, Value, RingSlot slot, IRMapping &) {
-          Value phase = arith::RemUIOp::create(
-              lb, ll,
-              arith::DivUIOp::create(lb, ll, slot.iteration,
-                                     indexConst(lb, ll, numStages)),
-              indexConst(lb, ll, 2));
-          waitParity(lb, ll, ring.barrierAt(lb, ll, fullOffset, slot.stage),
-                     phase);
-          int64_t groups = ring.handoffGroups;
-          Value first = arith::AddIOp::create(
-              lb, ll,
-              arith::MulIOp::create(lb, ll, toI32(lb, ll, slot.stage),
-                                    i32Const(lb, ll, groups)),
-              i32Const(lb, ll, kFirstStageBarrier));
-          for (int64_t g = 0; g < groups; ++g)
-            NVVM::BarrierArriveOp::create(
-                lb, ll, arith::AddIOp::create(lb, ll, first, i32Const(lb, ll, g)),
-                i32Const(lb, ll, threads / groups + kWarpSize));
-        });
-    scf::YieldOp::create(b, l);
+  buildIf(rewriter, loc, isSignaller, [&](OpBuilder &b, Location l) {
+    buildSignaller(rewriter, b, l, loop, ring, threads);
   });
   kernel->setAttr(kProducerThreadsAttr,
                   rewriter.getI64IntegerAttr(kWarpgroupSize));
