@@ -212,6 +212,68 @@ Value wgmmaFromRegisters(OpBuilder &b, Location loc, Value acc,
       .getResult(0);
 }
 
+/// The shared-memory descriptor of k-step `kk` of a panel buffer at shared
+/// address `base` (`panelRows` rows a panel, `panel` elements of
+/// `eltBytes` a panel row). K-major operands: 8-row groups 1024 bytes apart
+/// (SBO), K inside the 128-byte row (start + bytes), whole panels of K one
+/// after another. MN-major operands: panels of 64 (or 128) M / N elements
+/// LBO apart, 8-row groups of K 1024 bytes apart.
+Value operandDescriptor(OpBuilder &b, Location loc, Value base,
+                        int64_t panelRows, int64_t kk, bool kMajor,
+                        int64_t panel, int64_t eltBytes) {
+  if (kMajor)
+    return wgmmaDescriptor(
+        b, loc,
+        addIndex(b, loc, base,
+                 (kk / panel) * panelRows * kPanelBytes +
+                     (kk % panel) * eltBytes),
+        16, kSwizzleAtomBytes);
+  return wgmmaDescriptor(b, loc, addIndex(b, loc, base, kk * kPanelBytes),
+                         panelRows * kPanelBytes, kSwizzleAtomBytes);
+}
+
+/// The shared addresses of the current warpgroup's `repeats` 64-row blocks
+/// of A (a panel buffer, `panel` elements a panel row): warpgroup g
+/// computes rows 64 r g .. 64 r (g + 1) - 1 of C (r = repeats), its block
+/// j rows 64 (r g + j) .. 64 (r g + j) + 63.
+SmallVector<Value> aBlockBases(OpBuilder &b, Location loc, const Storage &a,
+                               bool transA, int64_t panel, int64_t repeats) {
+  SmallVector<Value> aBases;
+  Value tid = threadId(b, loc);
+  Value group =
+      arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, kWarpgroupSize));
+  // Shared byte offsets of a block's rows of A: K-major A (M x K stored
+  // row by row in panels of K) steps 128 bytes a row; MN-major A (K x M,
+  // panels of M) steps one panel per 64 rows.
+  int64_t blockBytes = transA ? (64 / panel) * a.panelRows * kPanelBytes
+                              : 64 * kPanelBytes;
+  Value groupBase = arith::AddIOp::create(
+      b, loc, a.memref,
+      arith::MulIOp::create(b, loc, group,
+                            indexConst(b, loc, repeats * blockBytes)));
+  for (int64_t j = 0; j < repeats; ++j)
+    aBases.push_back(addIndex(b, loc, groupBase, j * blockBytes));
+  return aBases;
+}
+
+/// The `repeats` accumulator structs of `c` (`blockRegs` registers each),
+/// materialized in their registers before the fence (LLVM would otherwise
+/// copy a cleared accumulator's zeros between the wgmmas, and ptxas then
+/// serializes every wgmma of the kernel).
+SmallVector<Value> materializeAccumulators(OpBuilder &b, Location loc,
+                                           const Storage &c, int64_t repeats,
+                                           int64_t blockRegs) {
+  SmallVector<Value> accs;
+  for (int64_t j = 0; j < repeats; ++j) {
+    SmallVector<Value> values;
+    for (int64_t r = j * blockRegs; r < (j + 1) * blockRegs; ++r)
+      values.push_back(memref::LoadOp::create(
+          b, loc, c.memref, ValueRange{indexConst(b, loc, r)}));
+    accs.push_back(passThroughAsm(b, loc, values, ""));
+  }
+  return accs;
+}
+
 } // namespace
 
 void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
@@ -242,39 +304,14 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   // A in registers (a fragment in the accumulator layout of M x K): each
   // warp's A fragments of m64k16 are its own registers.
   bool aInRegisters = a.scope == Scope::Fragment;
-  // Warpgroup g computes rows 64 r g .. 64 r (g + 1) - 1 of C (r =
-  // repeats), its block j rows 64 (r g + j) .. 64 (r g + j) + 63.
   SmallVector<Value> aBases;
-  if (!aInRegisters) {
-    Value tid = threadId(rewriter, loc);
-    Value group = arith::DivUIOp::create(
-        rewriter, loc, tid, indexConst(rewriter, loc, kWarpgroupSize));
-    // Shared byte offsets of a block's rows of A: K-major A (M x K stored
-    // row by row in panels of K) steps 128 bytes a row; MN-major A (K x M,
-    // panels of M) steps one panel per 64 rows.
-    int64_t blockBytes = transA ? (64 / panel) * a.panelRows * kPanelBytes
-                                : 64 * kPanelBytes;
-    Value groupBase = arith::AddIOp::create(
-        rewriter, loc, a.memref,
-        arith::MulIOp::create(rewriter, loc, group,
-                              indexConst(rewriter, loc, repeats * blockBytes)));
-    for (int64_t j = 0; j < repeats; ++j)
-      aBases.push_back(addIndex(rewriter, loc, groupBase, j * blockBytes));
-  }
+  if (!aInRegisters)
+    aBases = aBlockBases(rewriter, loc, a, transA, panel, repeats);
 
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(blockRegs, rewriter.getF32Type()));
-  // The accumulators are materialized in their registers before the fence
-  // (LLVM would otherwise copy a cleared accumulator's zeros between the
-  // wgmmas, and ptxas then serializes every wgmma of the kernel).
-  SmallVector<Value> accs;
-  for (int64_t j = 0; j < repeats; ++j) {
-    SmallVector<Value> values;
-    for (int64_t r = j * blockRegs; r < (j + 1) * blockRegs; ++r)
-      values.push_back(memref::LoadOp::create(
-          rewriter, loc, c.memref, ValueRange{indexConst(rewriter, loc, r)}));
-    accs.push_back(passThroughAsm(rewriter, loc, values, ""));
-  }
+  SmallVector<Value> accs =
+      materializeAccumulators(rewriter, loc, c, repeats, blockRegs);
   // A from registers: every word in place before the fence (ptxas injects
   // a fence before each wgmma whose registers are written after it).
   SmallVector<SmallVector<Value>> aWords;
@@ -285,36 +322,14 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   auto wgType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elt));
   for (int64_t kk = 0; kk < k; kk += kStep) {
-    // K-major operands: 8-row groups 1024 bytes apart (SBO), K inside the
-    // 128-byte row (start + bytes), whole panels of K one after another.
-    // MN-major operands: panels of 64 (or 128) M / N elements LBO apart,
-    // 8-row groups of K 1024 bytes apart. One wgmma per 64-row block of the
-    // warpgroup, on its rows of A.
+    // One wgmma per 64-row block of the warpgroup, on its rows of A.
     SmallVector<Value> descAs;
     for (int64_t j = 0; j < (aInRegisters ? 0 : repeats); ++j)
-      descAs.push_back(
-          transA ? wgmmaDescriptor(rewriter, loc,
-                                   addIndex(rewriter, loc, aBases[j],
-                                            kk * kPanelBytes),
-                                   a.panelRows * kPanelBytes, kSwizzleAtomBytes)
-                 : wgmmaDescriptor(
-                       rewriter, loc,
-                       addIndex(rewriter, loc, aBases[j],
-                                (kk / panel) * a.panelRows * kPanelBytes +
-                                    (kk % panel) * eltBytes),
-                       16, kSwizzleAtomBytes));
-    Value descB;
-    if (transB)
-      descB = wgmmaDescriptor(
-          rewriter, loc,
-          addIndex(rewriter, loc, b.memref,
-                   (kk / panel) * b.panelRows * kPanelBytes +
-                       (kk % panel) * eltBytes),
-          16, kSwizzleAtomBytes);
-    else
-      descB = wgmmaDescriptor(
-          rewriter, loc, addIndex(rewriter, loc, b.memref, kk * kPanelBytes),
-          b.panelRows * kPanelBytes, kSwizzleAtomBytes);
+      descAs.push_back(operandDescriptor(rewriter, loc, aBases[j],
+                                         a.panelRows, kk, !transA, panel,
+                                         eltBytes));
+    Value descB = operandDescriptor(rewriter, loc, b.memref, b.panelRows, kk,
+                                    transB, panel, eltBytes);
     if (aInRegisters) {
       accs[0] = wgmmaFromRegisters(rewriter, loc, accs[0], aWords[kk / kStep],
                                    descB, n, elt, transB);
