@@ -2,8 +2,8 @@
 //
 // Private to lib/Conversion/TileToNVVM: how prepareKernelForNVVM places tile
 // buffers (the Storage behind each one), and the helpers that the sm_80
-// lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.cpp)
-// share.
+// lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.h
+// and its files) share.
 //
 //===----------------------------------------------------------------------===//
 
