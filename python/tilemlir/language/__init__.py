@@ -279,6 +279,7 @@ infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
+reinterpret = Intrinsic("reinterpret")  # T.reinterpret(value, dtype): the same bits
 
 # Thread-level code (thread_ops.py), variables and control flow.
 get_thread_binding = Intrinsic("get_thread_binding")
