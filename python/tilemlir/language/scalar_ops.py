@@ -10,7 +10,7 @@ import numbers
 from .. import language as T
 from . import dtypes
 from .ir import Access, TypedConstant, Value
-from .scalars import float_bits as _float_bits, int_width as _int_width, is_float as _is_float
+from .scalars import is_float as _is_float
 
 
 class ScalarOpsMixin:
@@ -132,29 +132,6 @@ class ScalarOpsMixin:
                 raise self.error(f"{form}: cannot convert {x!r} to {dt.name}", node)
             return TypedConstant(x, dt)
         return self.convert(self.value(x, node, dt.mlir), dt.mlir, node)
-
-    def call_reinterpret(self, node):
-        """T.reinterpret(value, dtype): the bits of a scalar read as another
-        scalar type of the same width (arith.bitcast)."""
-        a = self._args(node, ["value", "dtype"])
-        dt = self.dtype(a["dtype"], node)
-        x = a["value"]
-        if isinstance(x, numbers.Number) and not isinstance(x, TypedConstant):
-            raise self.error(f"T.reinterpret({x!r}, {dt.name}): give the value a dtype first "
-                             f"(T.int32({x!r}), ...) so that its bits are defined", node)
-        v = self.value(x, node)
-        if v.type == "index" or dt.mlir == "index" or "x" in v.type:
-            raise self.error(f"T.reinterpret of a {v.type} value as {dt.name}: only integer and "
-                             "float scalars have bits to reinterpret", node)
-        bits = _float_bits(v.type) if _is_float(v.type) else _int_width(v.type)
-        if bits != dt.bits:
-            raise self.error(f"T.reinterpret of a {bits}-bit {v.type} value as {dt.name} "
-                             f"({dt.bits} bits): the widths must match", node)
-        if v.type == dt.mlir:
-            return v
-        out = Value(self.b.fresh("bits"), dt.mlir)
-        self.b.emit(f"{out.ssa} = arith.bitcast {v.ssa} : {v.type} to {dt.mlir}", self.loc(node))
-        return out
 
     def call_Kernel(self, node):
         raise self.error("T.Kernel is used as `with T.Kernel(...) as (bx, by):`", node)
