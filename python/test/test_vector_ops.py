@@ -115,7 +115,7 @@ def test_misaligned_words_move_element_by_element():
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
-@pytest.mark.parametrize("bits,vec", [(64, "v2"), (128, "v4")])
+@pytest.mark.parametrize("bits,vec", [(64, "v2"), (128, "v4"), (256, "v4")])
 def test_ptx_moves_the_words_as_one_vector(arch, bits, vec):
     src = tilemlir.compile(copy_kernel(256, bits, True), target=f"cuda -arch={arch}"
                            ).get_kernel_source()

@@ -256,6 +256,8 @@ atomic_addx2 = Intrinsic("atomic_addx2")
 atomic_addx4 = Intrinsic("atomic_addx4")
 atomic_max = Intrinsic("atomic_max")
 atomic_min = Intrinsic("atomic_min")
+cumsum = Intrinsic("cumsum")
+cummax = Intrinsic("cummax")
 # Raw 32- to 256-bit loads and stores (vector_ops.py).
 ldg32 = Intrinsic("ldg32")
 ldg64 = Intrinsic("ldg64")
