@@ -21,6 +21,21 @@ PARTIAL = {
                      "with a located error",
     "use_swizzle": "accepted; block rasterization does not change here",
     "Persistent": "the persistent-kernel loop over tiles",
+    **dict.fromkeys(["cumsum", "cummax"],
+                    "shared, fragment (scanned whole) and local buffers and regions of shared "
+                    "ones; dst a buffer of the same shape, not a global tensor; annotations= "
+                    "accepted and unused"),
+    "view": "global tensors with another shape, shared buffers with another shape and/or "
+            "dtype of whole bytes; dtype views of global tensors and views of fragments and "
+            "local buffers are located errors",
+    "reinterpret": "integer and float scalars and vectors (T.float32x4 ...) of the same "
+                   "width",
+    **dict.fromkeys(["ldg32", "ldg64", "ldg128", "ldg256", "lds32", "lds64", "lds128",
+                     "stg32", "stg64", "stg128", "stg256", "sts32", "sts64", "sts128"],
+                    "one vector access where the address is aligned to the width (ld/st "
+                    ".v2/.v4; 256 bits are two 128-bit accesses on sm_80 / sm_90a), element "
+                    "by element elsewhere; words outside the tensor read 0 / are not written; "
+                    "no L2 prefetch hint"),
 }
 
 # Names that other work of this session adds to tilemlir.language now.
@@ -48,10 +63,6 @@ MISSING = {
                      "increase_descriptor_offset"],
                     "not supported: sm_100 tensor memory / descriptors (TileMLIR targets "
                     "sm_80 and sm_90a)"),
-    **dict.fromkeys(["ldg32", "ldg64", "ldg128", "ldg256", "lds32", "lds64", "lds128",
-                     "stg32", "stg64", "stg128", "stg256", "sts32", "sts64", "sts128"],
-                    "not supported: explicit vector loads and stores; T.copy and T.Parallel "
-                    "vectorize their accesses"),
     **dict.fromkeys(["tma_load", "tma_copy", "tma_store_arrive", "tma_store_wait",
                      "tma_gather4", "tma_gather4_bytes", "tma_scatter4", "create_tma_descriptor",
                      "fence_proxy_async"],
@@ -88,7 +99,6 @@ MISSING = {
     **dict.fromkeys(["atomic_addx2", "atomic_addx4", "atomic_load", "atomic_store", "atomic_or"],
                     "not supported yet: vector and memory-order atomics (T.atomic_add, "
                     "T.atomic_max, T.atomic_min are)"),
-    **dict.fromkeys(["cumsum", "cummax"], "not supported yet: scans"),
     **dict.fromkeys(["im2col", "c2d_im2col"], "not supported yet: im2col copies"),
     **dict.fromkeys(["print"], "not supported yet: printing from a kernel"),
     **dict.fromkeys(["loop_break"], "not supported yet: leaving a loop early"),

@@ -251,4 +251,38 @@ void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns) {
       patterns.getContext());
 }
 
+SmallVector<Value> materializeOffsets(OpBuilder &b, Location loc,
+                                      ArrayRef<OpFoldResult> offsets) {
+  return llvm::map_to_vector(offsets, [&](OpFoldResult ofr) {
+    return getValueOrCreateConstantIndexOp(b, loc, ofr);
+  });
+}
+
+void buildSerialScan(OpBuilder &b, Location loc, ReduceKind kind,
+                     ArrayRef<int64_t> sizes, int64_t dim, bool reverse,
+                     Value src, ValueRange srcOffsets, Value dst,
+                     ValueRange dstOffsets) {
+  Type elt = cast<MemRefType>(src.getType()).getElementType();
+  int64_t n = sizes[dim];
+  SmallVector<int64_t> lines(sizes);
+  lines[dim] = 1;
+  buildTileLoops(b, loc, lines, [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+    scf::ForOp::create(
+        lb, ll, indexConst(lb, ll, 0), indexConst(lb, ll, n),
+        indexConst(lb, ll, 1), ValueRange{reduceIdentity(lb, ll, kind, elt)},
+        [&](OpBuilder &eb, Location el, Value k, ValueRange carry) {
+          SmallVector<Value> idx(ivs);
+          idx[dim] = reverse ? arith::SubIOp::create(
+                                   eb, el, indexConst(eb, el, n - 1), k)
+                             : k;
+          Value x = memref::LoadOp::create(eb, el, src,
+                                           addOffsets(eb, el, srcOffsets, idx));
+          Value acc = reduceCombine(eb, el, kind, carry[0], x);
+          memref::StoreOp::create(eb, el, acc, dst,
+                                  addOffsets(eb, el, dstOffsets, idx));
+          scf::YieldOp::create(eb, el, acc);
+        });
+  });
+}
+
 } // namespace mlir::tile

@@ -2,8 +2,12 @@
 
 #include "tile/Target/TargetInfo.h"
 
+#include "tile/Conversion/TileToCPU/Scan.h"
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
+#include "tile/Conversion/TileToCPU/View.h"
+#include "tile/Conversion/TileToNVVM/Scan.h"
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToNVVM/View.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -55,6 +59,8 @@ public:
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToCPUOpPatterns(patterns);
+    populateScanToCPUPatterns(patterns);
+    populateViewToCPUPatterns(patterns);
   }
   LogicalResult lowerKernel(RewriterBase &rewriter,
                             KernelOp kernel) const override {
@@ -229,13 +235,16 @@ public:
                                 KernelOp kernel) const override {
     if (failed(prepareKernelForNVVM(rewriter, kernel, sm,
                                     getMaxSharedMemoryBytes(),
-                                    getMaxFragmentWordsPerThread())))
+                                    getMaxFragmentWordsPerThread())) ||
+        failed(prepareViewsForNVVM(rewriter, kernel)) ||
+        failed(prepareReducersForNVVM(rewriter, kernel)))
       return failure();
-    return prepareReducersForNVVM(rewriter, kernel);
+    return prepareScansForNVVM(rewriter, kernel);
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns);
     populateReducerToNVVMPatterns(patterns);
+    populateScanToNVVMPatterns(patterns);
   }
   LogicalResult finishLowerOps(RewriterBase &rewriter,
                                KernelOp kernel) const override {

@@ -85,6 +85,19 @@ struct CopyEnd {
              int64_t skip = -1);
 };
 
+/// The offsets of a region as index values.
+SmallVector<Value> materializeOffsets(OpBuilder &b, Location loc,
+                                      ArrayRef<OpFoldResult> offsets);
+
+/// The inclusive scan along `dim` (from the end with `reverse`) by `kind`
+/// (sum or max) of the `sizes` region of `src` at `srcOffsets` into the
+/// region of `dst` at `dstOffsets`, one element after the other: tile.scan
+/// on the CPU, and in each thread for local buffers.
+void buildSerialScan(OpBuilder &b, Location loc, ReduceKind kind,
+                     ArrayRef<int64_t> sizes, int64_t dim, bool reverse,
+                     Value src, ValueRange srcOffsets, Value dst,
+                     ValueRange dstOffsets);
+
 } // namespace mlir::tile
 
 #endif // TILE_CONVERSION_UTILS_H

@@ -256,6 +256,23 @@ atomic_addx2 = Intrinsic("atomic_addx2")
 atomic_addx4 = Intrinsic("atomic_addx4")
 atomic_max = Intrinsic("atomic_max")
 atomic_min = Intrinsic("atomic_min")
+cumsum = Intrinsic("cumsum")
+cummax = Intrinsic("cummax")
+# Raw 32- to 256-bit loads and stores (vector_ops.py).
+ldg32 = Intrinsic("ldg32")
+ldg64 = Intrinsic("ldg64")
+ldg128 = Intrinsic("ldg128")
+ldg256 = Intrinsic("ldg256")
+stg32 = Intrinsic("stg32")
+stg64 = Intrinsic("stg64")
+stg128 = Intrinsic("stg128")
+stg256 = Intrinsic("stg256")
+lds32 = Intrinsic("lds32")
+lds64 = Intrinsic("lds64")
+lds128 = Intrinsic("lds128")
+sts32 = Intrinsic("sts32")
+sts64 = Intrinsic("sts64")
+sts128 = Intrinsic("sts128")
 # Scalar math: usable on Python numbers too.
 ceildiv = Intrinsic("ceildiv", _ceildiv)
 max = Intrinsic("max", _builtins.max)  # noqa: A001
@@ -279,6 +296,7 @@ infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
+reinterpret = Intrinsic("reinterpret")  # T.reinterpret(value, dtype): the same bits
 
 # Thread-level code (thread_ops.py), variables and control flow.
 get_thread_binding = Intrinsic("get_thread_binding")

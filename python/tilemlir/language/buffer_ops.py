@@ -138,19 +138,22 @@ class BufferOpsMixin:
         return self._view(node, "T.view", a["src"], a["shape"], a["dtype"])
 
     def _view(self, node, what, src, shape, dtype):
-        """A global tensor seen with another shape of as many elements (the
-        same memory, row-major): memref.collapse_shape to one dimension,
-        then memref.expand_shape."""
+        """A buffer's memory seen with another shape (and, for shared
+        buffers, element type) of as many bytes, row-major. Global tensors:
+        memref.collapse_shape to one dimension, then memref.expand_shape;
+        shared buffers: tile.view."""
         buf = self._buffer_arg(src, node, f"{what}'s source")
-        shape = list(buf.shape if shape is None else ((shape,) if isinstance(shape, int) else shape))
         dt = buf.dtype if dtype is None else self.dtype(dtype, node)
-        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
-            raise self.error(f"{what} shapes must be positive compile-time integers, got {shape!r}",
-                             node)
         old = buf.static_shape()
         if None in old:
             raise self.error(f"{what} of '{buf.name}', which has dynamic dimensions, is not "
                              "supported yet", node)
+        if shape is None:
+            shape = self._view_shape(what, buf, old, dt, node)
+        shape = list((shape,) if isinstance(shape, int) else shape)
+        if not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+            raise self.error(f"{what} shapes must be positive compile-time integers, got {shape!r}",
+                             node)
         old_bits, new_bits = buf.dtype.bits, dt.bits
         for d in old:
             old_bits *= d
@@ -160,14 +163,17 @@ class BufferOpsMixin:
             raise self.error(f"{what} of '{buf.name}' ({'x'.join(map(str, old))} {buf.dtype}, "
                              f"{old_bits} bits) as {'x'.join(map(str, shape))} {dt} ({new_bits} "
                              "bits): the sizes must match", node)
+        if shape == old and dt == buf.dtype:
+            return buf
+        if buf.scope == "shared":
+            return self._shared_view(buf, shape, dt, node)
         if dt != buf.dtype:
-            raise self.error(f"{what} of '{buf.name}' from {buf.dtype} to {dt}: views that change "
-                             "the element type are not supported yet", node)
+            raise self.error(f"{what} of '{buf.name}' from {buf.dtype} to {dt}: views of global "
+                             "tensors that change the element type are not supported yet (views "
+                             "of shared buffers are)", node)
         if buf.scope != "global":
             raise self.error(f"{what} of the {buf.scope} buffer '{buf.name}' is not supported yet "
-                             "(views of global tensors are)", node)
-        if shape == old:
-            return buf
+                             "(views of global tensors and shared buffers are)", node)
         loc = self.loc(node)
         ssa, mtype = buf.ssa, buf.memref_type()
         n = 1
@@ -187,6 +193,28 @@ class BufferOpsMixin:
                         f"{out.memref_type()}", loc)
         else:
             out.ssa = ssa
+        return out
+
+    def _view_shape(self, what, buf, old, dt, node):
+        """The shape of a view that gives only a dtype: the last dimension
+        holds as many bytes."""
+        if dt.bits == buf.dtype.bits:
+            return list(old)
+        last = old[-1] * buf.dtype.bits
+        if last % dt.bits:
+            raise self.error(f"{what} of '{buf.name}' ({'x'.join(map(str, old))} {buf.dtype}) as "
+                             f"{dt} without a shape: the last dimension's {last} bits are not a "
+                             f"whole number of {dt.bits}-bit elements (give the shape)", node)
+        return list(old[:-1]) + [last // dt.bits]
+
+    def _shared_view(self, buf, shape, dt, node):
+        """tile.view: the shared buffer's bytes as another shared buffer."""
+        if dt.bits < 8:
+            raise self.error(f"a view of the shared buffer '{buf.name}' as {dt}: elements of "
+                             "whole bytes only", node)
+        out = Buffer(self.b.fresh(buf.name), shape, dt, "shared", buf.name)
+        self.b.emit(f"{out.ssa} = tile.view {buf.ssa} : {buf.memref_type()} to "
+                    f"{out.memref_type()}", self.loc(node))
         return out
 
     def call_alloc_var(self, node):

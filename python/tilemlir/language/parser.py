@@ -23,10 +23,11 @@ from .scalars import float_bits as _float_bits, int_width as _int_width, is_floa
 from .statements import StatementsMixin
 from .thread_ops import ThreadOpsMixin
 from .tile_ops import TileOpsMixin
+from .vector_ops import VectorOpsMixin
 
 
 class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin, ScalarOpsMixin,
-                 ThreadOpsMixin):
+                 ThreadOpsMixin, VectorOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""
@@ -400,6 +401,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
     def store(self, acc, value, node):
         buf = acc.buffer
         if not acc.is_element:
+            if isinstance(value, Value) and value.type.startswith("vector<"):
+                return self._store_vector(acc, value, node)
             raise self.error(f"assigning to a slice of '{buf.name}' is not supported; use "
                              f"T.fill / T.copy, or a T.Parallel loop over the elements", node)
         if len(acc.items) != buf.ndim:

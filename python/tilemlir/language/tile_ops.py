@@ -296,6 +296,49 @@ class TileOpsMixin:
     def call_reduce_absmax(self, node):
         self._reduce(node, "absmax")
 
+    def _scan(self, node, kind, what):
+        """T.cumsum / T.cummax: an inclusive scan of a buffer or region
+        along `dim`, into `dst` (in place without one)."""
+        a = self._args(node, ["src", "dst", "dim", "reverse"],
+                       {"dst": None, "dim": 0, "reverse": False, "annotations": None})
+        self._flag(a["reverse"], "reverse", node)
+
+        def side(x, role):
+            if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
+                raise self.error(f"{what}'s {role} must be a buffer or a region of one "
+                                 f"(slices), got {x!r}", node)
+            buf, offsets, sizes = self._region(x, node)
+            if offsets is None:
+                offsets, sizes = [0] * buf.ndim, list(buf.shape)
+            if buf.scope == "global":
+                raise self.error(f"{what} of the global tensor '{buf.name}': scans run on "
+                                 "shared, fragment or local buffers (copy the tile in first)",
+                                 node)
+            return buf, offsets, sizes
+
+        sbuf, soff, ssz = side(a["src"], "src")
+        dbuf, doff, dsz = side(a["src"] if a["dst"] is None else a["dst"], "dst")
+        if ssz != dsz:
+            raise self.error(f"{what} from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
+                             f"into a {'x'.join(map(str, dsz))} region of '{dbuf.name}': dst "
+                             "must have the shape of src", node)
+        dim = a["dim"]
+        rank = len(ssz)
+        if isinstance(dim, bool) or not isinstance(dim, int) or not -rank <= dim < rank:
+            raise self.error(f"dim must be an integer in [{-rank}, {rank}), got {dim!r}", node)
+        self._writes(dbuf)
+        reverse = " {reverse}" if a["reverse"] else ""
+        sizes = ", ".join(map(str, ssz))
+        self.b.emit(f"tile.scan {kind} {sbuf.ssa}{self._offsets_text(soff, node)} [{sizes}] to "
+                    f"{dbuf.ssa}{self._offsets_text(doff, node)} [{sizes}] dim = {dim % rank}"
+                    f"{reverse} : {sbuf.memref_type()} to {dbuf.memref_type()}", self.loc(node))
+
+    def call_cumsum(self, node):
+        self._scan(node, "sum", "T.cumsum")
+
+    def call_cummax(self, node):
+        self._scan(node, "max", "T.cummax")
+
     def _atomic(self, node, kind):
         # use_tma (TileLang's bulk reduction of a shared tile on sm_90):
         # a hint; the elements are added atomically either way.

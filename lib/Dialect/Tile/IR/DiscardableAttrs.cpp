@@ -59,7 +59,7 @@ const AttrRule kRules[] = {
      "a positive i64", isPositive, {kCast}},
     {TileDialect::ScratchOffsetAttrHelper::getNameStr(),
      "a non-negative i64", isNonNegative,
-     {kCast, "tile.reduce", "tile.gemm_sp"}},
+     {kCast, "tile.reduce", "tile.gemm_sp", "tile.scan"}},
     {TileDialect::TmaPanelRowsAttrHelper::getNameStr(), "a positive i64",
      isPositive, {kCast}},
     {TileDialect::WgmmaPendingAttrHelper::getNameStr(), "a unit attribute",

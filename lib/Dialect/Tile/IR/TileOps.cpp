@@ -625,7 +625,7 @@ void CopyOp::print(OpAsmPrinter &p) {
 }
 
 /// Checks the offsets and sizes of one side of a copy.
-static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
+static LogicalResult verifyCopyRegion(Operation *op, StringRef side,
                                       MemRefType type,
                                       ArrayRef<int64_t> staticOffsets,
                                       ValueRange dynamicOffsets,
@@ -635,12 +635,12 @@ static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
                                             staticOffsets, dynamicOffsets)))
     return failure();
   if (static_cast<int64_t>(sizes.size()) != rank)
-    return op.emitOpError()
+    return op->emitOpError()
            << "expected " << rank << " " << side << " sizes (the rank of "
            << type << "), got " << sizes.size();
   for (int64_t size : sizes)
     if (size <= 0)
-      return op.emitOpError()
+      return op->emitOpError()
              << side << " sizes must be positive, got " << shapeStr(sizes);
   if (isGlobal(type))
     return success();
@@ -654,7 +654,7 @@ static LogicalResult verifyCopyRegion(CopyOp op, StringRef side,
       continue;
     // Written so that it cannot overflow: sizes are positive here.
     if (offset < 0 || sizes[d] > dimSize || offset > dimSize - sizes[d])
-      return op.emitOpError()
+      return op->emitOpError()
              << side << " region (offset " << offset << ", size " << sizes[d]
              << " in dim " << d << ") does not fit in the "
              << stringifyScopeOf(type) << " buffer " << type;
@@ -1061,6 +1061,117 @@ TILE_ATOMIC_OP_METHODS(AtomicAddOp)
 TILE_ATOMIC_OP_METHODS(AtomicMaxOp)
 TILE_ATOMIC_OP_METHODS(AtomicMinOp)
 #undef TILE_ATOMIC_OP_METHODS
+
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+Value ViewOp::getViewSource() { return getSource(); }
+
+LogicalResult ViewOp::verify() {
+  MemRefType src = getSource().getType(), dst = getResult().getType();
+  if (failed(verifyScope(*this, "source", src, {Scope::Shared})) ||
+      failed(verifyScope(*this, "result", dst, {Scope::Shared})))
+    return failure();
+  for (auto [what, type] : {std::make_pair("source", src),
+                            std::make_pair("result", dst)}) {
+    Type elt = type.getElementType();
+    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0)
+      return emitOpError() << what << " elements must be integers or floats "
+                                      "of whole bytes, got "
+                           << elt;
+    if (!type.getLayout().isIdentity())
+      return emitOpError() << what << " must be a row-major buffer, got "
+                           << type;
+  }
+  if (getBufferBytes(src) != getBufferBytes(dst))
+    return emitOpError() << "views the " << getBufferBytes(src)
+                         << " bytes of " << src << " as the "
+                         << getBufferBytes(dst) << " bytes of " << dst
+                         << ": both must hold the same bytes";
+  if (!getSource().getDefiningOp<AllocSharedOp>() &&
+      !getSource().getDefiningOp<ViewOp>())
+    return emitOpError() << "views a tile.alloc_shared buffer or a view of "
+                            "one";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<OpFoldResult> ScanOp::getMixedSourceOffsets() {
+  return getMixedValues(getStaticSourceOffsets(), getSourceOffsets(),
+                        getContext());
+}
+
+SmallVector<OpFoldResult> ScanOp::getMixedTargetOffsets() {
+  return getMixedValues(getStaticTargetOffsets(), getTargetOffsets(),
+                        getContext());
+}
+
+LogicalResult ScanOp::verify() {
+  unsigned numSources = getODSOperandIndexAndLength(0).second;
+  unsigned numTargets = getODSOperandIndexAndLength(2).second;
+  if (numSources != 1 || numTargets != 1)
+    return emitOpError() << "operandSegmentSizes must give one source and "
+                            "one target buffer, got "
+                         << numSources << " and " << numTargets;
+  if (getKind() != ReduceKind::Sum && getKind() != ReduceKind::Max)
+    return emitOpError() << "scans by sum or max, got "
+                         << stringifyReduceKind(getKind());
+  MemRefType src = getSource().getType(), dst = getTarget().getType();
+  if (failed(verifyScope(*this, "source", src, kTileScopes)) ||
+      failed(verifyScope(*this, "target", dst, kTileScopes)))
+    return failure();
+  if ((getScope(src) == Scope::Local) != (getScope(dst) == Scope::Local))
+    return emitOpError() << "scans a block's tile (shared or fragment "
+                            "buffers) or each thread's own copy (local "
+                            "buffers on both sides), not "
+                         << stringifyScopeOf(src) << " to "
+                         << stringifyScopeOf(dst);
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "source and target element types differ: "
+                         << src.getElementType() << " vs "
+                         << dst.getElementType();
+  Type elt = src.getElementType();
+  if (!(elt.isInteger() && elt.getIntOrFloatBitWidth() >= 8) &&
+      !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(elt))
+    return emitOpError() << "scans tiles of 8- to 64-bit integers or of f16, "
+                            "bf16, f32 or f64, got "
+                         << elt;
+  if (src.getRank() == 0 || src.getRank() != dst.getRank())
+    return emitOpError() << "source and target must have the same rank >= 1, "
+                            "got "
+                         << src.getRank() << " and " << dst.getRank();
+  if (failed(verifyCopyRegion(*this, "source", src, getStaticSourceOffsets(),
+                              getSourceOffsets(), getSourceSizes())) ||
+      failed(verifyCopyRegion(*this, "target", dst, getStaticTargetOffsets(),
+                              getTargetOffsets(), getTargetSizes())))
+    return failure();
+  if (getSourceSizes() != getTargetSizes())
+    return emitOpError() << "source region " << shapeStr(getSourceSizes())
+                         << " and target region " << shapeStr(getTargetSizes())
+                         << " must have the same sizes";
+  // The I64Attr getter is unsigned; a negative dim must not wrap around.
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= src.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for regions "
+                         << "of rank " << src.getRank();
+  for (auto [what, type, sizes] :
+       {std::make_tuple("source", src, getSourceSizes()),
+        std::make_tuple("target", dst, getTargetSizes())})
+    if (getScope(type) == Scope::Fragment && type.getShape() != sizes)
+      return emitOpError() << "scans a fragment whole: the " << what
+                           << " region " << shapeStr(sizes)
+                           << " must be the fragment's shape "
+                           << shapeStr(type.getShape());
+  if (getSource() == getTarget() &&
+      (getMixedSourceOffsets() != getMixedTargetOffsets()))
+    return emitOpError() << "scans a buffer in place only over one region: "
+                            "the source and target offsets differ";
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // ParallelOp

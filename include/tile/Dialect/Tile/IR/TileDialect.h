@@ -13,6 +13,7 @@
 #include "mlir/Interfaces/InferIntRangeInterface.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include "tile/Dialect/Tile/IR/TileDialect.h.inc"
 #include "tile/Dialect/Tile/IR/TileEnums.h.inc"

@@ -10,6 +10,7 @@ include "mlir/Interfaces/ControlFlowInterfaces.td"
 include "mlir/Interfaces/InferIntRangeInterface.td"
 include "mlir/Interfaces/LoopLikeInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
 
 // A resource that orders layout annotations with respect to each other so
 // that they are neither erased nor reordered by generic transformations.
@@ -447,6 +448,83 @@ class Tile_AtomicOp<string mnemonic, string what>
 def Tile_AtomicAddOp : Tile_AtomicOp<"atomic_add", "addition">;
 def Tile_AtomicMaxOp : Tile_AtomicOp<"atomic_max", "maximum">;
 def Tile_AtomicMinOp : Tile_AtomicOp<"atomic_min", "minimum">;
+
+def Tile_ViewOp : Tile_Op<"view", [
+    Tile_InKernel, Pure,
+    DeclareOpInterfaceMethods<ViewLikeOpInterface>
+  ]> {
+  let summary = "A shared buffer's bytes seen as another shape and element type";
+  let description = [{
+    The bytes of the shared buffer `source` (a `tile.alloc_shared`, or a
+    view of one) as a shared buffer of the result's shape and element type,
+    row-major: element `i` of the result (linearized) is bytes
+    `i * b .. (i + 1) * b - 1` of the source's bytes, for `b` bytes an
+    element. Both hold the same number of bytes. Writes through either are
+    seen through the other. TileLang's `T.view(buffer, shape, dtype)` of a
+    shared buffer.
+
+    ```mlir
+    %b = tile.view %a : memref<64x64xf32, #tile.scope<shared>>
+                     to memref<64x128xbf16, #tile.scope<shared>>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeMemRef:$source);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_ScanOp : Tile_Op<"scan", [Tile_InKernel, AttrSizedOperandSegments]> {
+  let summary = "Inclusive scan (prefix sum or running maximum) along one dimension";
+  let description = [{
+    Writes into the `target` region the inclusive scan of the `source`
+    region along `dim` by `kind` (`sum`: running sum; `max`: running
+    maximum): element `k` of each line along `dim` gets the combination of
+    elements `0 .. k` of the source line, or with `reverse` of elements
+    `k .. n-1`. TileLang's `T.cumsum` / `T.cummax`. Each region is given by
+    offsets (static or `index` values) and static sizes, one per dimension
+    of its buffer; the two regions have the same sizes, and a region of the
+    same buffer on both sides must be the same region (in place). Elements
+    outside the target region are left as they are.
+
+    Source and target are shared or fragment buffers (the block's threads
+    scan together; a fragment must be taken whole), or both local buffers
+    (each thread scans its own copy). Element types are integers or floats,
+    the same on both sides; a float sum may combine in any order.
+
+    ```mlir
+    tile.scan sum %s[0, 0] [64, 64] to %s[0, 0] [64, 64] dim = 1
+        : memref<64x64xf32, #tile.scope<shared>> to memref<64x64xf32, #tile.scope<shared>>
+    tile.scan max %big[%r, 0] [8, 40] to %out[0, 0] [8, 40] dim = 0 {reverse}
+        : memref<16x64xf32, #tile.scope<shared>> to memref<8x40xf32, #tile.scope<fragment>>
+    ```
+  }];
+  let arguments = (ins
+    Tile_ReduceKindAttr:$kind,
+    Arg<AnyStaticShapeMemRef, "source buffer", [MemRead]>:$source,
+    Variadic<Index>:$source_offsets,
+    DenseI64ArrayAttr:$static_source_offsets,
+    DenseI64ArrayAttr:$source_sizes,
+    Arg<AnyStaticShapeMemRef, "target buffer", [MemWrite]>:$target,
+    Variadic<Index>:$target_offsets,
+    DenseI64ArrayAttr:$static_target_offsets,
+    DenseI64ArrayAttr:$target_sizes,
+    I64Attr:$dim,
+    UnitAttr:$reverse
+  );
+  let assemblyFormat = [{
+    custom<ReduceKind>($kind) $source ``
+    custom<DynamicIndexList>($source_offsets, $static_source_offsets)
+    $source_sizes `to` $target ``
+    custom<DynamicIndexList>($target_offsets, $static_target_offsets)
+    $target_sizes `dim` `=` $dim attr-dict `:` type($source) `to` type($target)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedSourceOffsets();
+    ::llvm::SmallVector<::mlir::OpFoldResult> getMixedTargetOffsets();
+  }];
+}
 
 //===----------------------------------------------------------------------===//
 // Loops
