@@ -21,8 +21,7 @@ def marked_line(marker):
     raise AssertionError(marker)
 
 
-@pytest.fixture(scope="module")
-def kernel():
+def gemm_relu_func():
     M, N, K, bm, bn, bk = 40, 24, 16, 16, 16, 8
 
     @T.prim_func
@@ -41,7 +40,12 @@ def kernel():
                 C_l[i, j] = T.max(C_l[i, j], 0.0)  # <relu>
             T.copy(C_l, C[by * bm, bx * bn])
 
-    return tilemlir.compile(gemm_relu, out_idx=[-1], target="cpu")
+    return gemm_relu
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    return tilemlir.compile(gemm_relu_func(), out_idx=[-1], target="cpu")
 
 
 def tile_ops(text):
@@ -82,6 +86,17 @@ def test_lower_ops_stage(kernel):
     assert tile_ops(text) == {"tile.kernel"}
     assert "scf.for" in text
     assert "vector." in text or "memref.load" in text
+
+
+def test_cuda_lower_ops_stage():
+    """For CUDA targets the stage runs the GPU middle end before the op
+    patterns: buffers placed, the pipelined loop multi-buffered with
+    cp.async (sm_80), every tile op but the kernel lowered."""
+    cuda = tilemlir.compile(gemm_relu_func(), out_idx=[-1], target="cuda -arch=sm_80")
+    text = cuda.get_ir("lower-ops")
+    assert tile_ops(text) == {"tile.kernel", "tile.shared_bytes"}
+    assert "nvgpu.device_async_copy" in text
+    assert "nvgpu.mma.sync" in text
 
 
 def test_lower_kernel_stage(kernel):

@@ -622,17 +622,16 @@ void stageEpilogue(RewriterBase &rewriter, PipelinedOp loop, Value accumulator,
     Value view = sharedView(
         rewriter, loc, {rows, padded}, elt,
         arith::SubIOp::create(rewriter, loc, region, smemBase));
-    auto staged = UnrealizedConversionCastOp::create(
+    auto staged = BindStorageOp::create(
         rewriter, loc,
         MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
                         ScopeAttr::get(ctx, Scope::Shared)),
         view);
-    staged->setAttr(kLoweredAttr, rewriter.getUnitAttr());
     SmallVector<int64_t> zeros = {0, 0}, sizes = {rows, cols};
     CopyOp::create(rewriter, loc, accumulator, ValueRange{}, zeros, sizes,
-                   staged.getResult(0), ValueRange{}, zeros, sizes,
+                   staged.getResult(), ValueRange{}, zeros, sizes,
                    /*pad=*/nullptr);
-    CopyOp::create(rewriter, loc, staged.getResult(0), ValueRange{}, zeros,
+    CopyOp::create(rewriter, loc, staged.getResult(), ValueRange{}, zeros,
                    sizes, copy.getTarget(), copy.getTargetOffsets(),
                    copy.getStaticTargetOffsets(), copy.getTargetSizes(),
                    /*pad=*/nullptr);
@@ -914,11 +913,10 @@ void issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
 void readThroughPanels(RewriterBase &rewriter, Location loc, TmaLoad &load,
                        Value base, PipelinedOp loop) {
   Value buffer = load.copy.getTarget();
-  auto view = UnrealizedConversionCastOp::create(
+  auto view = BindStorageOp::create(
       rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
-  view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-  view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
-  rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+  view.setPanelRowsAttr(rewriter.getI64IntegerAttr(load.rows));
+  rewriter.replaceUsesWithIf(buffer, view.getResult(), [&](OpOperand &use) {
     return loop->isAncestor(use.getOwner()) &&
            use.getOwner() != load.copy.getOperation();
   });
