@@ -92,7 +92,24 @@ def test_cuda_lower_ops_stage():
     """For CUDA targets the stage runs the GPU middle end before the op
     patterns: buffers placed, the pipelined loop multi-buffered with
     cp.async (sm_80), every tile op but the kernel lowered."""
-    cuda = tilemlir.compile(gemm_relu_func(), out_idx=[-1], target="cuda -arch=sm_80")
+    M = N = K = 128
+    bm, bn, bk = 64, 64, 32
+
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float32")):
+        with T.Kernel(N // bn, M // bm, threads=128) as (bx, by):
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(K // bk, num_stages=2):
+                T.copy(A[by * bm, k * bk], A_s)
+                T.copy(B[k * bk, bx * bn], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * bm, bx * bn])
+
+    cuda = tilemlir.compile(gemm, out_idx=[-1], target="cuda -arch=sm_80")
     text = cuda.get_ir("lower-ops")
     assert tile_ops(text) == {"tile.kernel", "tile.shared_bytes"}
     assert "nvgpu.device_async_copy" in text

@@ -2750,7 +2750,7 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
                ParallelLowering, ReduceLowering, FastExpLowering<math::Exp2Op>,
                FastExpLowering<math::ExpOp>>(ctx);
   patterns.add<GemmLowering>(ctx);
-  // Loops that tile-lower-kernel did not pipeline with cp.async run their
+  // Loops that tile-software-pipeline did not pipeline run their
   // copies to completion (with barriers) before the compute; shared buffers
   // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.
   populateSerialPipelinedAndLayoutPatterns(patterns);
