@@ -55,6 +55,9 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileSelectMma(TileSelectMmaOptions{target}));
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTilePlanShared(TilePlanSharedOptions{target}));
+  pm.addPass(createTilePlaceBuffers(TilePlaceBuffersOptions{target}));
+  pm.addPass(createTileSoftwarePipeline(TileSoftwarePipelineOptions{target}));
+  pm.addPass(createTilePlanScratch(TilePlanScratchOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createCanonicalizerPass());

@@ -72,8 +72,17 @@ public:
 /// the lowering passes report that the target has no lowering yet.
 class GpuTargetBase : public TargetInfo {
 public:
+  LogicalResult prepareLowerOps(RewriterBase &,
+                                KernelOp kernel) const override {
+    return reportNoLowering(kernel);
+  }
   void populateLowerOpsPatterns(RewritePatternSet &) const override {}
   LogicalResult lowerKernel(RewriterBase &, KernelOp kernel) const override {
+    return reportNoLowering(kernel);
+  }
+
+private:
+  LogicalResult reportNoLowering(KernelOp kernel) const {
     return kernel.emitOpError()
            << "has no lowering for target '" << getName()
            << "' in this version of TileMLIR; compile for target 'cpu'";
@@ -231,11 +240,20 @@ public:
             function_ref<FragmentLayoutAttr(Value)> layoutOf) const override {
     return settleMmaForNVVM(kernel, sm, layoutOf);
   }
-  LogicalResult prepareLowerOps(RewriterBase &rewriter,
-                                KernelOp kernel) const override {
-    if (failed(prepareKernelForNVVM(rewriter, kernel, sm,
-                                    getMaxSharedMemoryBytes(),
-                                    getMaxFragmentWordsPerThread())) ||
+  LogicalResult placeBuffers(RewriterBase &rewriter,
+                             KernelOp kernel) const override {
+    return placeBuffersForNVVM(rewriter, kernel,
+                               getMaxFragmentWordsPerThread());
+  }
+  LogicalResult pipelineLoops(RewriterBase &rewriter,
+                              KernelOp kernel) const override {
+    return pipelineLoopsForNVVM(rewriter, kernel, sm,
+                                getMaxSharedMemoryBytes());
+  }
+  LogicalResult planScratch(RewriterBase &rewriter,
+                            KernelOp kernel) const override {
+    if (failed(planScratchForNVVM(rewriter, kernel,
+                                  getMaxSharedMemoryBytes())) ||
         failed(prepareViewsForNVVM(rewriter, kernel)) ||
         failed(prepareReducersForNVVM(rewriter, kernel)))
       return failure();
@@ -309,17 +327,38 @@ std::unique_ptr<TargetInfo> TargetInfo::getOrEmitError(StringRef name,
   return info;
 }
 
+LogicalResult
+tile::withTarget(Operation *root, StringRef name,
+                 function_ref<LogicalResult(const TargetInfo &)> fn) {
+  std::unique_ptr<TargetInfo> info = TargetInfo::getOrEmitError(name, root);
+  return success(info && succeeded(fn(*info)));
+}
+
+LogicalResult tile::forEachKernel(
+    Operation *root, const TargetInfo &info,
+    function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn) {
+  SmallVector<KernelOp> kernels;
+  root->walk([&](KernelOp kernel) { kernels.push_back(kernel); });
+  bool ok = true;
+  for (KernelOp kernel : kernels)
+    ok &= succeeded(fn(kernel, info));
+  return success(ok);
+}
+
+LogicalResult tile::forEachKernel(
+    Operation *root, StringRef name,
+    function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn) {
+  return withTarget(root, name, [&](const TargetInfo &info) {
+    return forEachKernel(root, info, fn);
+  });
+}
+
 LogicalResult tile::forEachGpuKernel(
     Operation *root, StringRef name,
     function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn) {
-  std::unique_ptr<TargetInfo> info = TargetInfo::getOrEmitError(name, root);
-  if (!info)
-    return failure();
-  if (!info->isGPU())
-    return success();
-  bool ok = true;
-  root->walk([&](KernelOp kernel) { ok &= succeeded(fn(kernel, *info)); });
-  return success(ok);
+  return withTarget(root, name, [&](const TargetInfo &info) {
+    return success(!info.isGPU() || succeeded(forEachKernel(root, info, fn)));
+  });
 }
 
 StringRef TargetInfo::knownTargets() { return "cpu, sm_80, sm_90a, gfx942"; }

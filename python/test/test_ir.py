@@ -21,8 +21,7 @@ def marked_line(marker):
     raise AssertionError(marker)
 
 
-@pytest.fixture(scope="module")
-def kernel():
+def gemm_relu_func():
     M, N, K, bm, bn, bk = 40, 24, 16, 16, 16, 8
 
     @T.prim_func
@@ -41,7 +40,12 @@ def kernel():
                 C_l[i, j] = T.max(C_l[i, j], 0.0)  # <relu>
             T.copy(C_l, C[by * bm, bx * bn])
 
-    return tilemlir.compile(gemm_relu, out_idx=[-1], target="cpu")
+    return gemm_relu
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    return tilemlir.compile(gemm_relu_func(), out_idx=[-1], target="cpu")
 
 
 def tile_ops(text):
@@ -82,6 +86,34 @@ def test_lower_ops_stage(kernel):
     assert tile_ops(text) == {"tile.kernel"}
     assert "scf.for" in text
     assert "vector." in text or "memref.load" in text
+
+
+def test_cuda_lower_ops_stage():
+    """For CUDA targets the stage runs the GPU middle end before the op
+    patterns: buffers placed, the pipelined loop multi-buffered with
+    cp.async (sm_80), every tile op but the kernel lowered."""
+    M = N = K = 128
+    bm, bn, bk = 64, 64, 32
+
+    @T.prim_func
+    def gemm(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+             C: T.Tensor((M, N), "float32")):
+        with T.Kernel(N // bn, M // bm, threads=128) as (bx, by):
+            A_s = T.alloc_shared((bm, bk), "float16")
+            B_s = T.alloc_shared((bk, bn), "float16")
+            C_l = T.alloc_fragment((bm, bn), "float32")
+            T.clear(C_l)
+            for k in T.Pipelined(K // bk, num_stages=2):
+                T.copy(A[by * bm, k * bk], A_s)
+                T.copy(B[k * bk, bx * bn], B_s)
+                T.gemm(A_s, B_s, C_l)
+            T.copy(C_l, C[by * bm, bx * bn])
+
+    cuda = tilemlir.compile(gemm, out_idx=[-1], target="cuda -arch=sm_80")
+    text = cuda.get_ir("lower-ops")
+    assert tile_ops(text) == {"tile.kernel", "tile.shared_bytes"}
+    assert "nvgpu.device_async_copy" in text
+    assert "nvgpu.mma.sync" in text
 
 
 def test_lower_kernel_stage(kernel):

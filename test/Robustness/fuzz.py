@@ -147,9 +147,9 @@ BASE_PIPELINES = [
     # Lowerings, where tile-opt has them (pipelines naming a flag that
     # --help does not list are dropped).
     "--tile-lower-ops --tile-lower-kernel",
-    "--tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a",
+    "--tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a",
     "--tile-lower-ops=target=gfx942",
-    "--tile-plan-shared=target=sm_80 --tile-lower-ops=target=sm_80",
+    "--tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80",
     "--tile-lower-kernel",
     "--tile-lower-kernel=target=sm_80",
     "--tile-infer-layouts=target=sm_90a",

@@ -100,8 +100,31 @@ public:
     return success();
   }
 
-  /// Runs on each kernel before / after the tile-lower-ops patterns (buffer
-  /// placement and its clean-up on GPUs).
+  /// tile-place-buffers (GPUs): gives each buffer of `kernel` its storage,
+  /// a tile.bind_storage of it (shared buffers at tile-plan-shared's
+  /// planned offset, fragments under their layout).
+  virtual LogicalResult placeBuffers(RewriterBase &rewriter,
+                                     KernelOp kernel) const {
+    return success();
+  }
+  /// tile-software-pipeline (GPUs): gives the tile.pipelined loops of a
+  /// placed kernel their stage buffers and asynchronous copies, and the
+  /// kernel the shared bytes they take (`tile.shared_bytes`).
+  virtual LogicalResult pipelineLoops(RewriterBase &rewriter,
+                                      KernelOp kernel) const {
+    return success();
+  }
+  /// tile-plan-scratch (GPUs): places the lowerings' shared scratch buffers
+  /// and tile-plan-shared's region after the stage buffers, and sets the
+  /// kernel's final `tile.shared_bytes`.
+  virtual LogicalResult planScratch(RewriterBase &rewriter,
+                                    KernelOp kernel) const {
+    return success();
+  }
+
+  /// Runs on each kernel before / after the tile-lower-ops patterns (CPU:
+  /// the block's threads become loops; GPUs: the placed buffers' tile views
+  /// are dropped).
   virtual LogicalResult prepareLowerOps(RewriterBase &rewriter,
                                         KernelOp kernel) const {
     return success();
@@ -129,10 +152,25 @@ public:
   static StringRef knownTargets();
 };
 
-/// The walk of the GPU passes over their module: gives every tile.kernel
-/// under `root` to `fn` with the target `name`, and fails when the target is
-/// unknown (reported at `root`) or `fn` failed on a kernel (having reported
-/// it). Succeeds without calling `fn` on targets that are not GPUs.
+/// The target lookup of the passes' `target` option: runs `fn` with the
+/// target `name`, or fails when it is unknown (reported at `root`).
+LogicalResult withTarget(Operation *root, StringRef name,
+                         function_ref<LogicalResult(const TargetInfo &)> fn);
+
+/// Gives every tile.kernel under `root` (collected before the first call,
+/// so that `fn` may replace it) to `fn`; fails when `fn` failed on one
+/// (having reported it), after the others had their turn.
+LogicalResult
+forEachKernel(Operation *root, const TargetInfo &info,
+              function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn);
+/// withTarget and forEachKernel in one: the walk of passes that run on
+/// every target.
+LogicalResult
+forEachKernel(Operation *root, StringRef name,
+              function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn);
+
+/// The walk of the GPU passes over their module: forEachKernel, which
+/// succeeds without calling `fn` on targets that are not GPUs.
 LogicalResult
 forEachGpuKernel(Operation *root, StringRef name,
                  function_ref<LogicalResult(KernelOp, const TargetInfo &)> fn);

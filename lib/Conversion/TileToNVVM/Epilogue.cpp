@@ -59,17 +59,16 @@ void nvvm::stageEpilogue(RewriterBase &rewriter, PipelinedOp loop,
     Value view = sharedView(
         rewriter, loc, {rows, padded}, elt,
         arith::SubIOp::create(rewriter, loc, region, smemBase));
-    auto staged = UnrealizedConversionCastOp::create(
+    auto staged = BindStorageOp::create(
         rewriter, loc,
         MemRefType::get({rows, padded}, elt, MemRefLayoutAttrInterface(),
                         ScopeAttr::get(ctx, Scope::Shared)),
         view);
-    staged->setAttr(kLoweredAttr, rewriter.getUnitAttr());
     SmallVector<int64_t> zeros = {0, 0}, sizes = {rows, cols};
     CopyOp::create(rewriter, loc, accumulator, ValueRange{}, zeros, sizes,
-                   staged.getResult(0), ValueRange{}, zeros, sizes,
+                   staged.getResult(), ValueRange{}, zeros, sizes,
                    /*pad=*/nullptr);
-    CopyOp::create(rewriter, loc, staged.getResult(0), ValueRange{}, zeros,
+    CopyOp::create(rewriter, loc, staged.getResult(), ValueRange{}, zeros,
                    sizes, copy.getTarget(), copy.getTargetOffsets(),
                    copy.getStaticTargetOffsets(), copy.getTargetSizes(),
                    /*pad=*/nullptr);

@@ -1,6 +1,6 @@
 //===- NVVMCommon.h - Shared pieces of the NVIDIA lowering ------*- C++ -*-===//
 //
-// Private to lib/Conversion/TileToNVVM: how prepareKernelForNVVM places tile
+// Private to lib/Conversion/TileToNVVM: how tile-place-buffers places tile
 // buffers (the Storage behind each one), and the helpers that the sm_80
 // lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.h
 // and its files) share.
@@ -25,15 +25,8 @@ namespace mlir::tile::nvvm {
 
 // The tile.* attributes the lowering's steps exchange, declared (and
 // verified) in TileDialect.td.
-constexpr StringLiteral kLoweredAttr = TileDialect::LoweredAttrHelper::getNameStr();
-constexpr StringLiteral kSwizzleAttr =
-    TileDialect::SwizzleChunksAttrHelper::getNameStr();
 constexpr StringLiteral kScratchAttr =
     TileDialect::ScratchOffsetAttrHelper::getNameStr();
-/// On a stage view of a TMA pipeline: the rows of the buffer, stored as
-/// 128-byte-swizzled panels (see Storage::panelRows).
-constexpr StringLiteral kPanelRowsAttr =
-    TileDialect::TmaPanelRowsAttrHelper::getNameStr();
 /// On a tile.gemm inside a TMA pipeline: leave its wgmma group in flight
 /// (wgmma.wait_group 1); the pipeline waits for it after the loop.
 constexpr StringLiteral kWgmmaPendingAttr =
@@ -58,7 +51,8 @@ constexpr int64_t kSharedAlignment = 128;
 /// to the swizzle pattern's 1024 bytes.
 constexpr int64_t kSwizzleAtomBytes = 1024;
 
-/// The storage behind a tile buffer once prepareKernelForNVVM placed it.
+/// The storage behind a tile buffer once tile-place-buffers placed it (its
+/// tile.bind_storage).
 struct Storage {
   Value memref; // shared view, register array or local array; for panel
                 // buffers the shared address (index) of the buffer

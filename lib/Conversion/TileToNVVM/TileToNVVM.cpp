@@ -4,8 +4,8 @@
 // a fragment is an array of registers in each thread, element e living in
 // register layout.map(e)[1] of thread layout.map(e)[0]; local buffers are
 // per-thread arrays. Until the op patterns are done, each buffer keeps its
-// tile type through an unrealized cast (marked `tile.lowered`) of its
-// storage, so that the remaining tile ops still verify.
+// tile type through a tile.bind_storage of its storage, so that the
+// remaining tile ops still verify.
 //
 // Ops: copies into shared memory are cooperative (thread t handles elements
 // t, t + T, ...), bracketed by barriers; copies out of fragments let each
@@ -41,20 +41,16 @@ using namespace mlir::tile;
 using namespace mlir::tile::nvvm;
 
 std::optional<nvvm::Storage> nvvm::getStorage(Value buffer) {
-  auto castOp = buffer.getDefiningOp<UnrealizedConversionCastOp>();
-  if (!castOp || !castOp->hasAttr(kLoweredAttr))
+  auto bound = buffer.getDefiningOp<BindStorageOp>();
+  if (!bound)
     return std::nullopt;
-  auto type = cast<MemRefType>(buffer.getType());
-  Storage s{castOp.getOperand(0), *getScope(type)};
-  if (auto layout =
-          castOp->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName())) {
+  Storage s{bound.getStorage(), *getScope(bound.getType())};
+  if (FragmentLayoutAttr layout = bound.getLayoutAttr()) {
     s.layout = layout;
     s.numRegisters = cast<MemRefType>(s.memref.getType()).getNumElements();
   }
-  if (auto chunks = castOp->getAttrOfType<IntegerAttr>(kSwizzleAttr))
-    s.swizzleChunks = chunks.getInt();
-  if (auto rows = castOp->getAttrOfType<IntegerAttr>(kPanelRowsAttr))
-    s.panelRows = rows.getInt();
+  s.swizzleChunks = bound.getSwizzleChunks().value_or(0);
+  s.panelRows = bound.getPanelRows().value_or(0);
   return s;
 }
 
@@ -303,9 +299,8 @@ namespace {
 /// Null when the fragment has no scratch buffer.
 Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
   std::optional<Storage> s = getStorage(fragment);
-  auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
-  auto offset =
-      castOp ? castOp->getAttrOfType<IntegerAttr>(kScratchAttr) : IntegerAttr();
+  auto bound = fragment.getDefiningOp<BindStorageOp>();
+  IntegerAttr offset = bound ? bound.getScratchOffsetAttr() : IntegerAttr();
   if (!s || s->scope != Scope::Fragment || !offset)
     return nullptr;
   auto type = cast<MemRefType>(fragment.getType());
@@ -1197,8 +1192,8 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     // Everything is checked before any IR is created: a failed match
     // leaves the op untouched.
     auto hasScratch = [](Value fragment) {
-      auto castOp = fragment.getDefiningOp<UnrealizedConversionCastOp>();
-      return castOp && castOp->hasAttr(kScratchAttr);
+      auto bound = fragment.getDefiningOp<BindStorageOp>();
+      return bound && bound.getScratchOffset();
     };
     MmaAttr mma = op.getMmaAttr();
     if (!mma)
@@ -2383,12 +2378,11 @@ static void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
             sizes, strides));
     Value sub = memref::SubViewOp::create(rewriter, loc, subType, p.stages,
                                           offsets, sizes, strides);
-    auto view = UnrealizedConversionCastOp::create(rewriter, loc, type, sub);
-    view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+    auto view = BindStorageOp::create(rewriter, loc, type, sub);
     if (p.swizzleChunks)
-      view->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(p.swizzleChunks));
+      view.setSwizzleChunksAttr(rewriter.getI64IntegerAttr(p.swizzleChunks));
     Value buffer = p.copy.getTarget();
-    rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+    rewriter.replaceUsesWithIf(buffer, view, [&](OpOperand &use) {
       return loop->isAncestor(use.getOwner()) &&
              use.getOwner() != p.copy.getOperation();
     });
@@ -2437,31 +2431,20 @@ static int64_t swizzleChunksOf(Value buffer) {
   return read && written ? rowBits / 128 : 0;
 }
 
-LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
-                                               KernelOp kernel, int sm,
-                                               int64_t sharedLimit,
-                                               int64_t registerLimit) {
+LogicalResult mlir::tile::placeBuffersForNVVM(RewriterBase &rewriter,
+                                              KernelOp kernel,
+                                              int64_t registerLimit) {
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
-  auto lowered = [&](Operation *alloc, Value storage,
-                     FragmentLayoutAttr layout) {
-    auto cast = UnrealizedConversionCastOp::create(
-        rewriter, alloc->getLoc(), alloc->getResultTypes(), storage);
-    cast->setAttr(kLoweredAttr, rewriter.getUnitAttr());
+  auto bind = [&](Operation *alloc, Value storage, FragmentLayoutAttr layout) {
+    auto bound = BindStorageOp::create(rewriter, alloc->getLoc(),
+                                       alloc->getResultTypes()[0], storage);
     if (layout)
-      cast->setAttr(getLayoutAttrName(), layout);
-    rewriter.replaceOp(alloc, cast.getResults());
+      bound.setLayoutAttr(layout);
+    rewriter.replaceOp(alloc, bound.getOperation());
+    return bound;
   };
 
-  int64_t sharedBytes = 0;
-  struct SharedView {
-    UnrealizedConversionCastOp cast;
-    memref::ViewOp view;
-    arith::ConstantIndexOp offset;
-    int64_t bytes;
-    int64_t planned; // tile-plan-shared's offset in the planned region
-  };
-  SmallVector<SharedView> sharedViews;
   SmallVector<Operation *> allocs;
   kernel.walk([&](Operation *op) {
     if (isa<AllocSharedOp, AllocFragmentOp, AllocLocalOp>(op))
@@ -2483,26 +2466,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       while (isa<memref::AllocaOp>(first))
         first = first->getNextNode();
       rewriter.setInsertionPoint(first);
-      // Placed at the end, once the pipelines have taken over the buffers
-      // they replace by stage buffers.
+      // At byte 0 until tile-plan-scratch, which places the planned region
+      // once the pipelines have taken over the buffers they replace by
+      // stage buffers.
       auto offset = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      auto view = cast<memref::ViewOp>(
-          sharedView(rewriter, loc, type.getShape(), type.getElementType(),
-                     offset)
-              .getDefiningOp());
+      Value view = sharedView(rewriter, loc, type.getShape(),
+                              type.getElementType(), offset);
       rewriter.setInsertionPoint(op);
-      Operation *alloc = op;
-      auto castOp = UnrealizedConversionCastOp::create(
-          rewriter, alloc->getLoc(), alloc->getResultTypes(), view.getResult());
-      castOp->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-      rewriter.replaceOp(alloc, castOp.getResults());
-      // index elements are stored as 64-bit integers.
-      int64_t bits = type.getElementType().isIndex()
-                         ? 64
-                         : type.getElementType().getIntOrFloatBitWidth();
-      sharedViews.push_back({castOp, view, offset,
-                             (type.getNumElements() * bits + 7) / 8,
-                             int64_t(*planned)});
+      bind(op, view, nullptr)
+          .setPlannedOffsetAttr(rewriter.getI64IntegerAttr(*planned));
     } else if (auto frag = dyn_cast<AllocFragmentOp>(op)) {
       auto layout =
           frag->getAttrOfType<FragmentLayoutAttr>(getLayoutAttrName());
@@ -2534,15 +2506,29 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       Value regs = memref::AllocaOp::create(
           rewriter, loc, MemRefType::get({registers}, type.getElementType()));
       rewriter.setInsertionPoint(op);
-      lowered(op, regs, layout);
+      bind(op, regs, layout);
     } else {
       Value array = memref::AllocaOp::create(
           rewriter, loc,
           MemRefType::get(type.getShape(), type.getElementType()));
       rewriter.setInsertionPoint(op);
-      lowered(op, array, nullptr);
+      bind(op, array, nullptr);
     }
   }
+  return success();
+}
+
+/// The bytes of dynamic shared memory placed from byte 0 on so far (the
+/// pipelines' stage buffers), which the next buffers follow.
+static int64_t placedSharedBytes(KernelOp kernel) {
+  auto bytes = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
+  return bytes ? bytes.getInt() : 0;
+}
+
+LogicalResult mlir::tile::pipelineLoopsForNVVM(RewriterBase &rewriter,
+                                               KernelOp kernel, int sm,
+                                               int64_t sharedLimit) {
+  int64_t sharedBytes = placedSharedBytes(kernel);
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
   for (PipelinedOp loop : loops) {
@@ -2554,7 +2540,65 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     if (!*tma)
       pipelineWithCpAsync(rewriter, loop, sharedBytes);
   }
+  if (sharedBytes != 0)
+    kernel->setAttr(getSharedBytesAttrName(),
+                    rewriter.getI64IntegerAttr(sharedBytes));
+  return success();
+}
 
+namespace {
+
+/// A shared buffer that tile-place-buffers placed in tile-plan-shared's
+/// region: its view of dynamic shared memory at a placeholder offset.
+struct PlannedView {
+  BindStorageOp bound;
+  memref::ViewOp view;
+  arith::ConstantIndexOp offset;
+  int64_t bytes;
+  int64_t planned; // tile-plan-shared's offset in the planned region
+};
+
+} // namespace
+
+/// The shared buffers of `kernel` still at their planned offset.
+static FailureOr<SmallVector<PlannedView>> collectPlannedViews(KernelOp kernel) {
+  SmallVector<PlannedView> views;
+  WalkResult walk = kernel.walk([&](BindStorageOp bound) {
+    std::optional<uint64_t> planned = bound.getPlannedOffset();
+    if (!planned)
+      return WalkResult::advance();
+    auto view = bound.getStorage().getDefiningOp<memref::ViewOp>();
+    auto offset =
+        view ? view.getByteShift().getDefiningOp<arith::ConstantIndexOp>()
+             : arith::ConstantIndexOp();
+    if (!offset || !view.getSource().getDefiningOp<gpu::DynamicSharedMemoryOp>()) {
+      bound.emitOpError() << "has a planned offset but its storage is not a "
+                             "view of dynamic shared memory at a constant "
+                             "offset (what tile-place-buffers makes)";
+      return WalkResult::interrupt();
+    }
+    MemRefType type = bound.getType();
+    // index elements are stored as 64-bit integers.
+    int64_t bits = type.getElementType().isIndex()
+                       ? 64
+                       : type.getElementType().getIntOrFloatBitWidth();
+    views.push_back({bound, view, offset,
+                     (type.getNumElements() * bits + 7) / 8, int64_t(*planned)});
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  return views;
+}
+
+LogicalResult mlir::tile::planScratchForNVVM(RewriterBase &rewriter,
+                                             KernelOp kernel,
+                                             int64_t sharedLimit) {
+  FailureOr<SmallVector<PlannedView>> planned = collectPlannedViews(kernel);
+  if (failed(planned))
+    return failure();
+  SmallVector<PlannedView> &sharedViews = *planned;
+  int64_t sharedBytes = placedSharedBytes(kernel);
   // Shared scratch copies of the fragments some use reads across threads:
   // reductions, gemm operands, loops that read another shape.
   llvm::SetVector<Value> needScratch;
@@ -2588,15 +2632,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
   // The shared buffers still in use (a pipelined buffer lives on in its
   // stage buffers only).
   int64_t plannedEnd = -1;
-  for (SharedView &v : sharedViews) {
-    if (v.cast->use_empty()) {
+  for (PlannedView &v : sharedViews) {
+    if (v.bound->use_empty()) {
       Value base = v.view.getSource();
-      rewriter.eraseOp(v.cast);
+      rewriter.eraseOp(v.bound);
       rewriter.eraseOp(v.view);
       rewriter.eraseOp(v.offset);
       if (base.use_empty())
         rewriter.eraseOp(base.getDefiningOp());
-      v.cast = UnrealizedConversionCastOp();
+      v.bound = BindStorageOp();
       continue;
     }
     plannedEnd = std::max(plannedEnd, v.planned + v.bytes);
@@ -2610,7 +2654,10 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
     int64_t bytes = sharedBytes;
     auto reserve = [&](Operation *op, int64_t size) {
       bytes = llvm::alignTo(bytes, kSharedAlignment);
-      if (apply)
+      // A fragment's scratch copy, or a reduce's or gemm_sp's own.
+      if (auto bound = dyn_cast<BindStorageOp>(op); apply && bound)
+        bound.setScratchOffsetAttr(rewriter.getI64IntegerAttr(bytes));
+      else if (apply)
         op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(bytes));
       bytes += size;
     };
@@ -2644,14 +2691,15 @@ LogicalResult mlir::tile::prepareKernelForNVVM(RewriterBase &rewriter,
       return bytes;
     int64_t base = llvm::alignTo(bytes, kSharedAlignment);
     if (apply)
-      for (SharedView &v : sharedViews) {
-        if (!v.cast)
+      for (PlannedView &v : sharedViews) {
+        if (!v.bound)
           continue;
         rewriter.modifyOpInPlace(v.offset, [&] {
           v.offset.setValueAttr(rewriter.getIndexAttr(base + v.planned));
         });
-        if (int64_t chunks = swizzleChunksOf(v.cast.getResult(0)))
-          v.cast->setAttr(kSwizzleAttr, rewriter.getI64IntegerAttr(chunks));
+        v.bound.removePlannedOffsetAttr();
+        if (int64_t chunks = swizzleChunksOf(v.bound))
+          v.bound.setSwizzleChunksAttr(rewriter.getI64IntegerAttr(chunks));
       }
     return base + plannedEnd;
   };
@@ -2702,7 +2750,7 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
                ParallelLowering, ReduceLowering, FastExpLowering<math::Exp2Op>,
                FastExpLowering<math::ExpOp>>(ctx);
   patterns.add<GemmLowering>(ctx);
-  // Loops that tile-lower-kernel did not pipeline with cp.async run their
+  // Loops that tile-software-pipeline did not pipeline run their
   // copies to completion (with barriers) before the compute; shared buffers
   // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.
   populateSerialPipelinedAndLayoutPatterns(patterns);
@@ -2733,18 +2781,15 @@ LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
       rewriter.eraseOp(b);
     }
   });
-  SmallVector<UnrealizedConversionCastOp> casts;
-  kernel.walk([&](UnrealizedConversionCastOp cast) {
-    if (cast->hasAttr(kLoweredAttr))
-      casts.push_back(cast);
-  });
+  SmallVector<BindStorageOp> bounds;
+  kernel.walk([&](BindStorageOp bound) { bounds.push_back(bound); });
   bool ok = true;
-  for (UnrealizedConversionCastOp cast : casts) {
-    Value storage = cast.getOperand(0);
-    if (cast->hasAttr(getLayoutAttrName())) {
+  for (BindStorageOp bound : bounds) {
+    Value storage = bound.getStorage();
+    if (bound.getLayout()) {
       // Elements of a fragment are spread over threads: only the lowered
       // tile ops and the loops over its elements may touch it.
-      for (Operation *user : cast->getUsers()) {
+      for (Operation *user : bound->getUsers()) {
         // Accesses in a tile.parallel that is left: the loop is reported.
         if (isa<TileDialect>(user->getDialect()) ||
             user->getParentOfType<ParallelOp>())
@@ -2755,14 +2800,14 @@ LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
                "block's threads (copy it to a shared buffer first)";
         ok = false;
       }
-      if (cast->use_empty())
-        rewriter.eraseOp(cast);
+      if (bound->use_empty())
+        rewriter.eraseOp(bound);
       continue;
     }
     // Shared and local buffers: their storage serves the remaining memref
     // accesses directly.
-    rewriter.replaceAllUsesWith(cast.getResult(0), storage);
-    rewriter.eraseOp(cast);
+    rewriter.replaceAllUsesWith(bound.getResult(), storage);
+    rewriter.eraseOp(bound);
   }
   return success(ok);
 }

@@ -199,11 +199,10 @@ void nvvm::issueTmaStores(OpBuilder &b, Location l, const TmaBox &box,
 void nvvm::readThroughPanels(RewriterBase &rewriter, Location loc,
                              TmaLoad &load, Value base, PipelinedOp loop) {
   Value buffer = load.copy.getTarget();
-  auto view = UnrealizedConversionCastOp::create(
+  auto view = BindStorageOp::create(
       rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
-  view->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-  view->setAttr(kPanelRowsAttr, rewriter.getI64IntegerAttr(load.rows));
-  rewriter.replaceUsesWithIf(buffer, view.getResult(0), [&](OpOperand &use) {
+  view.setPanelRowsAttr(rewriter.getI64IntegerAttr(load.rows));
+  rewriter.replaceUsesWithIf(buffer, view.getResult(), [&](OpOperand &use) {
     return loop->isAncestor(use.getOwner()) &&
            use.getOwner() != load.copy.getOperation();
   });

@@ -37,10 +37,8 @@ LogicalResult mlir::tile::prepareViewsForNVVM(RewriterBase &rewriter,
                         MemRefLayoutAttrInterface(),
                         bytes.getType().getMemorySpace()),
         bytes.getSource(), bytes.getByteShift(), ValueRange{});
-    auto cast = UnrealizedConversionCastOp::create(rewriter, op.getLoc(),
-                                                   TypeRange{type}, view);
-    cast->setAttr(kLoweredAttr, rewriter.getUnitAttr());
-    rewriter.replaceOp(op, cast.getResults());
+    auto bound = BindStorageOp::create(rewriter, op.getLoc(), type, view);
+    rewriter.replaceOp(op, bound.getResult());
   }
   return success();
 }

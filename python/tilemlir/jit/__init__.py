@@ -204,10 +204,11 @@ class JITKernel:
         pipeline = IR_STAGES[stage]
         if self.target != "cpu":
             chip = self.target.split(":")[1]
+            gpu_passes = ["tile-select-mma", "tile-infer-layouts", "tile-plan-shared",
+                          "tile-place-buffers", "tile-software-pipeline", "tile-plan-scratch"]
             pipeline = pipeline.replace("target=cpu", f"target={chip}").replace(
-                "tile-lower-ops{", "tile-select-mma{target=" + chip + "},tile-infer-layouts{target="
-                + chip + "},tile-plan-shared{target="
-                + chip + "},tile-lower-ops{")
+                "tile-lower-ops{",
+                "".join(f"{name}{{target={chip}}}," for name in gpu_passes) + "tile-lower-ops{")
             if stage == "llvm":
                 pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"
         return _compiler().run_pipeline(self.ir, pipeline)

@@ -11,25 +11,42 @@
 #ifndef TILE_CONVERSION_TILETONVVM_TILETONVVM_H
 #define TILE_CONVERSION_TILETONVVM_TILETONVVM_H
 
+#include "tile/Dialect/Tile/IR/DiscardableAttrs.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
 
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir::tile {
 
-/// Places the kernel's buffers: shared buffers become views of dynamic
-/// shared memory (the kernel gets a `tile.shared_bytes` attribute),
-/// fragments become per-thread register arrays under their layout, local
-/// buffers per-thread arrays; pipelined loops get their stage buffers (TMA
-/// and mbarriers on sm >= 90 where wgmma reads them, cp.async otherwise).
-/// Run before the op patterns. `sharedLimit`: the shared memory a block may
-/// have, which optional buffers (a persistent GEMM's epilogue) stay within;
-/// `registerLimit`: the 32-bit words of a fragment a thread may hold
-/// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each
-/// fragment's share.
-LogicalResult prepareKernelForNVVM(RewriterBase &rewriter, KernelOp kernel,
-                                   int sm, int64_t sharedLimit,
-                                   int64_t registerLimit);
+/// tile-place-buffers: gives each of the kernel's buffers its storage, a
+/// tile.bind_storage of it: shared buffers become views of dynamic shared
+/// memory (at byte 0, with tile-plan-shared's offset as their
+/// planned_offset), fragments per-thread register arrays under their
+/// layout, local buffers per-thread arrays. `registerLimit`: the 32-bit
+/// words of a fragment a thread may hold
+/// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each fragment's
+/// share.
+LogicalResult placeBuffersForNVVM(RewriterBase &rewriter, KernelOp kernel,
+                                  int64_t registerLimit);
+
+/// tile-software-pipeline: gives the pipelined loops of a placed kernel
+/// their stage buffers from the kernel's `tile.shared_bytes` on (which it
+/// sets to their end): a TMA and mbarrier ring (sm >= 90, where wgmma reads
+/// them; the ring may get a producer warpgroup) or cp.async stages.
+/// `sharedLimit`: the shared memory a block may have, which optional
+/// buffers (a persistent GEMM's epilogue) stay within.
+LogicalResult pipelineLoopsForNVVM(RewriterBase &rewriter, KernelOp kernel,
+                                   int sm, int64_t sharedLimit);
+
+/// tile-plan-scratch: after the pipelines' stage buffers, reserves the
+/// shared scratch buffers of the op lowerings (reduce partials, gemm_sp's
+/// dense A, fragments staged through shared memory), then places
+/// tile-plan-shared's region after them (erasing the views of the buffers
+/// nothing uses any more) and sets the kernel's `tile.shared_bytes`.
+/// Reduces share their partials' bytes when the kernel fits `sharedLimit`
+/// only that way.
+LogicalResult planScratchForNVVM(RewriterBase &rewriter, KernelOp kernel,
+                                 int64_t sharedLimit);
 
 /// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs
 /// (gemms as their #tile.mma asks).
@@ -52,18 +69,13 @@ LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel,
                                 int sm);
 
-/// After prepareKernelForNVVM: reserves the shared scratch of each
+/// tile-plan-scratch, after planScratchForNVVM: reserves the shared scratch of each
 /// tile.finalize_reducer (the warps' partial results) and checks that the
 /// loops that update reducers run each iteration on one thread.
 LogicalResult prepareReducersForNVVM(RewriterBase &rewriter, KernelOp kernel);
 
 /// Patterns for tile.finalize_reducer and copies out of a reducer.
 void populateReducerToNVVMPatterns(RewritePatternSet &patterns);
-
-/// The shared-memory bytes a prepared kernel needs.
-inline StringRef getSharedBytesAttrName() {
-  return TileDialect::SharedBytesAttrHelper::getNameStr();
-}
 
 } // namespace mlir::tile
 

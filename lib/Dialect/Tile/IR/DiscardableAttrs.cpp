@@ -50,18 +50,10 @@ bool isTmaInfo(Attribute a) {
   return !dict.get("store") || isa<BoolAttr>(dict.get("store"));
 }
 
-constexpr StringLiteral kCast = "builtin.unrealized_conversion_cast";
-
 const AttrRule kRules[] = {
-    {TileDialect::LoweredAttrHelper::getNameStr(), "a unit attribute", isUnit,
-     {kCast}},
-    {TileDialect::SwizzleChunksAttrHelper::getNameStr(),
-     "a positive i64", isPositive, {kCast}},
     {TileDialect::ScratchOffsetAttrHelper::getNameStr(),
      "a non-negative i64", isNonNegative,
-     {kCast, "tile.reduce", "tile.gemm_sp", "tile.scan"}},
-    {TileDialect::TmaPanelRowsAttrHelper::getNameStr(), "a positive i64",
-     isPositive, {kCast}},
+     {"tile.reduce", "tile.gemm_sp", "tile.finalize_reducer", "tile.scan"}},
     {TileDialect::WgmmaPendingAttrHelper::getNameStr(), "a unit attribute",
      isUnit, {"tile.gemm"}},
     {TileDialect::ProducerThreadsAttrHelper::getNameStr(), "a positive i64",
@@ -71,7 +63,7 @@ const AttrRule kRules[] = {
     {TileDialect::SharedBytesAttrHelper::getNameStr(), "a non-negative i64",
      isNonNegative, {"tile.kernel"}},
     {TileDialect::LayoutAttrHelper::getNameStr(), "a #tile.fragment",
-     isLayout, {"tile.alloc_fragment", kCast}},
+     isLayout, {"tile.alloc_fragment"}},
     {TileDialect::WarpSpecializeAttrHelper::getNameStr(), "a bool", isBool,
      {"tile.pipelined"}},
     {TileDialect::DisableTmaAttrHelper::getNameStr(), "a unit attribute",

@@ -1425,5 +1425,93 @@ LogicalResult AnnotateLayoutOp::verify() {
                      {Scope::Shared});
 }
 
+//===----------------------------------------------------------------------===//
+// BindStorageOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BindStorageOp::verify() {
+  MemRefType type = getResult().getType();
+  std::optional<Scope> scope = getScope(type);
+  if (!scope)
+    return emitOpError() << "result must be a tile buffer (memory space "
+                            "#tile.scope<...>), got "
+                         << type;
+  auto belongsTo = [&](StringRef attr, bool present,
+                       Scope owner) -> LogicalResult {
+    if (!present || *scope == owner)
+      return success();
+    return emitOpError() << "'" << attr << "' belongs to "
+                         << stringifyScope(owner) << " buffers, not to a "
+                         << stringifyScope(*scope) << " buffer";
+  };
+  if (failed(belongsTo("layout", bool(getLayout()), Scope::Fragment)) ||
+      failed(belongsTo("scratch_offset", bool(getScratchOffset()),
+                       Scope::Fragment)) ||
+      failed(belongsTo("planned_offset", bool(getPlannedOffset()),
+                       Scope::Shared)) ||
+      failed(belongsTo("swizzle_chunks", bool(getSwizzleChunks()),
+                       Scope::Shared)) ||
+      failed(belongsTo("panel_rows", bool(getPanelRows()), Scope::Shared)))
+    return failure();
+  for (auto [name, offset] : {std::pair{"scratch_offset", getScratchOffset()},
+                              std::pair{"planned_offset", getPlannedOffset()}})
+    if (offset && (int64_t(*offset) < 0 ||
+                   int64_t(*offset) % AllocSharedOp::kAlignment != 0))
+      return emitOpError() << "has " << name << " " << int64_t(*offset)
+                           << "; shared buffers are placed at non-negative "
+                              "multiples of "
+                           << AllocSharedOp::kAlignment << " bytes";
+  for (auto [name, count] : {std::pair{"swizzle_chunks", getSwizzleChunks()},
+                             std::pair{"panel_rows", getPanelRows()}})
+    if (count && int64_t(*count) <= 0)
+      return emitOpError() << "has " << name << " " << int64_t(*count)
+                           << "; it must be positive";
+  if (getSwizzleChunks() && (type.getRank() != 2 || getPanelRows()))
+    return emitOpError() << "'swizzle_chunks' swizzles plain 2-d shared "
+                            "buffers; the buffer is "
+                         << type << (getPanelRows() ? " in panels" : "");
+
+  // The storage: a shared address for panel buffers, else a memref of the
+  // buffer's elements.
+  if (getPanelRows()) {
+    if (!getStorage().getType().isIndex())
+      return emitOpError() << "with 'panel_rows' binds a shared address "
+                              "(index), got "
+                           << getStorage().getType();
+    return success();
+  }
+  auto storage = dyn_cast<MemRefType>(getStorage().getType());
+  if (!storage)
+    return emitOpError() << "binds an index (a shared address) only with "
+                            "'panel_rows'";
+  if (storage.getElementType() != type.getElementType())
+    return emitOpError() << "storage element type " << storage.getElementType()
+                         << " must be the buffer's " << type.getElementType();
+  if (*scope != Scope::Fragment) {
+    if (storage.getShape() != type.getShape())
+      return emitOpError() << "storage shape " << shapeStr(storage.getShape())
+                           << " must be the buffer's shape "
+                           << shapeStr(type.getShape());
+    return success();
+  }
+  FragmentLayoutAttr layout = getLayoutAttr();
+  if (!layout)
+    return emitOpError() << "binds a fragment without its 'layout' (the "
+                            "#tile.fragment of tile-infer-layouts)";
+  if (layout.getShape() != type.getShape())
+    return emitOpError() << "fragment layout shape "
+                         << shapeStr(layout.getShape())
+                         << " must equal the buffer shape "
+                         << shapeStr(type.getShape());
+  int64_t registers = llvm::divideCeil(
+      type.getNumElements() * layout.getReplicate(), layout.getThreads());
+  if (storage.getRank() != 1 || storage.getDimSize(0) != registers)
+    return emitOpError() << "binds a fragment to " << storage
+                         << "; its layout gives each thread " << registers
+                         << " registers, a "
+                         << MemRefType::get({registers}, type.getElementType());
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tile/Dialect/Tile/IR/TileOps.cpp.inc"

@@ -27,17 +27,11 @@ struct TileLowerKernelPass
   using Base::Base;
 
   void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info =
-        TargetInfo::getOrEmitError(target, getOperation());
-    if (!info)
-      return signalPassFailure();
-    SmallVector<KernelOp> kernels;
-    getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
     IRRewriter rewriter(&getContext());
-    bool ok = true;
-    for (KernelOp kernel : kernels)
-      ok &= succeeded(info->lowerKernel(rewriter, kernel));
-    if (!ok)
+    auto lower = [&](KernelOp kernel, const TargetInfo &info) {
+      return info.lowerKernel(rewriter, kernel);
+    };
+    if (failed(forEachKernel(getOperation(), target, lower)))
       signalPassFailure();
   }
 };

@@ -4,7 +4,6 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 #include "tile/Target/TargetInfo.h"
 
@@ -27,53 +26,44 @@ struct TileLowerOpsPass
     : public tile::impl::TileLowerOpsBase<TileLowerOpsPass> {
   using Base::Base;
 
-  void runOnOperation() override {
-    std::unique_ptr<TargetInfo> info =
-        TargetInfo::getOrEmitError(target, getOperation());
-    if (!info)
-      return signalPassFailure();
-    SmallVector<KernelOp> kernels;
-    getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
+  LogicalResult lower(const TargetInfo &info) {
+    ModuleOp module = getOperation();
     IRRewriter rewriter(&getContext());
-    for (KernelOp kernel : kernels) {
-      if (failed(info->prepareLowerOps(rewriter, kernel)))
-        return signalPassFailure();
-      // The placed buffers (with the pipelines' stage buffers, barriers and
-      // alignment) must fit: tile-verify-target only estimates them.
-      if (auto bytes = kernel->getAttrOfType<IntegerAttr>(
-              getSharedBytesAttrName());
-          bytes && bytes.getInt() > info->getMaxSharedMemoryBytes()) {
-        kernel.emitOpError()
-            << "needs " << bytes.getInt()
-            << " bytes of shared memory once its buffers and pipeline stages "
-               "are placed; "
-            << info->getName() << " allows " << info->getMaxSharedMemoryBytes()
-            << " per block (use smaller tiles or fewer stages)";
-        return signalPassFailure();
-      }
-    }
+    auto prepare = [&](KernelOp kernel, const TargetInfo &info) {
+      if (failed(info.prepareLowerOps(rewriter, kernel)))
+        return failure();
+      // On GPUs the buffers have their storage (tile-place-buffers and the
+      // passes after it): the patterns read it.
+      return success(!info.isGPU() ||
+                     succeeded(checkBuffersPlaced(kernel, getArgument())));
+    };
+    if (failed(forEachKernel(module, info, prepare)))
+      return failure();
     RewritePatternSet patterns(&getContext());
-    info->populateLowerOpsPatterns(patterns);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError() << "tile-lower-ops did not converge";
-      return signalPassFailure();
-    }
-    // The greedy driver erases kernels that have become dead (an empty
-    // body, say): collect the ones that are left again rather than touch
-    // erased ops.
-    kernels.clear();
-    getOperation().walk([&](KernelOp kernel) { kernels.push_back(kernel); });
-    // Whatever is left has no lowering on this target.
-    bool ok = true;
-    for (KernelOp kernel : kernels)
-      ok &= succeeded(info->finishLowerOps(rewriter, kernel));
-    getOperation().walk([&](Operation *op) {
-      if (isa<TileDialect>(op->getDialect()) && !isa<KernelOp, YieldOp>(op)) {
-        op->emitOpError() << "cannot be lowered for target '" << target << "'";
+    info.populateLowerOpsPatterns(patterns);
+    if (failed(applyPatternsGreedily(module, std::move(patterns))))
+      return module.emitError() << "tile-lower-ops did not converge";
+    // Whatever is left has no lowering on this target (the greedy driver
+    // erased the kernels that had become dead; forEachKernel collects the
+    // ones that are left).
+    auto finish = [&](KernelOp kernel, const TargetInfo &info) {
+      return info.finishLowerOps(rewriter, kernel);
+    };
+    bool ok = succeeded(forEachKernel(module, info, finish));
+    module.walk([&](Operation *op) {
+      if (isa<TileDialect>(op->getDialect()) &&
+          !isa<KernelOp, YieldOp, BindStorageOp>(op)) {
+        op->emitOpError() << "cannot be lowered for target '" << info.getName()
+                          << "'";
         ok = false;
       }
     });
-    if (!ok)
+    return success(ok);
+  }
+
+  void runOnOperation() override {
+    if (failed(withTarget(getOperation(), target,
+                          [&](const TargetInfo &info) { return lower(info); })))
       signalPassFailure();
   }
 };

@@ -11,17 +11,27 @@ func.func @undeclared() attributes {tile.no_such_thing} {
 // -----
 
 func.func @wrong_op(%v: memref<4xf32>) {
-  // expected-error @below {{'tile.lowered' is only valid on 'builtin.unrealized_conversion_cast'}}
-  %c = memref.cast %v {tile.lowered} : memref<4xf32> to memref<?xf32>
+  // expected-error @below {{'tile.scratch_offset' is only valid on 'tile.reduce', 'tile.gemm_sp', 'tile.finalize_reducer'}}
+  %c = memref.cast %v {tile.scratch_offset = 0 : i64} : memref<4xf32> to memref<?xf32>
   return
 }
 
 // -----
 
-func.func @wrong_value(%v: memref<64x64xf16, 3>) {
+func.func @wrong_value() {
+  // expected-error @below {{'tile.producer_threads' must be a positive i64, got 0 : i64}}
+  tile.kernel (%bx) in (1) threads(128) attributes {tile.producer_threads = 0 : i64} {
+  }
+  return
+}
+
+// -----
+
+// The placed buffers' state is tile.bind_storage's own (declared) attributes.
+func.func @cast_attributes(%v: memref<64x64xf16, 3>) {
   tile.kernel (%bx) in (1) threads(128) {
-    // expected-error @below {{'tile.tma_panel_rows' must be a positive i64, got 0 : i64}}
-    %As = builtin.unrealized_conversion_cast %v : memref<64x64xf16, 3> to memref<64x64xf16, #tile.scope<shared>> {tile.tma_panel_rows = 0 : i64}
+    // expected-error @below {{'tile.lowered' is not an attribute of the tile dialect}}
+    %As = builtin.unrealized_conversion_cast %v : memref<64x64xf16, 3> to memref<64x64xf16, #tile.scope<shared>> {tile.lowered}
   }
   return
 }

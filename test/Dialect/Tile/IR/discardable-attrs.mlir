@@ -23,12 +23,14 @@ func.func @switches(%A: memref<64x64xf16>) {
 // CHECK-LABEL: func.func @lowering
 // CHECK-SAME: !llvm.ptr {tile.tma = {box = array<i64: 64, 64>, param = 0 : i64, store = true, swizzle = 128 : i64}}
 // CHECK: tile.kernel {{.*}} attributes {tile.producer_threads = 128 : i64, tile.shared_bytes = 1024 : i64}
-// CHECK: builtin.unrealized_conversion_cast {{.*}} to memref<64x64xf16, #tile.scope<shared>> {tile.lowered, tile.scratch_offset = 0 : i64, tile.swizzle_chunks = 8 : i64, tile.tma_panel_rows = 64 : i64}
+// CHECK: tile.reduce {{.*}} {tile.scratch_offset = 128 : i64}
 // CHECK: scf.if {{.*}} {
 // CHECK: } {tile.consumer_threads = 128 : i64}
-func.func @lowering(%A: memref<64x64xf16>, %desc: !llvm.ptr {tile.tma = {param = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64, store = true}}, %p: i1, %v: memref<64x64xf16, 3>) {
+func.func @lowering(%A: memref<64x64xf16>, %desc: !llvm.ptr {tile.tma = {param = 0 : i64, box = array<i64: 64, 64>, swizzle = 128 : i64, store = true}}, %p: i1) {
   tile.kernel (%bx) in (1) threads(128) attributes {tile.producer_threads = 128 : i64, tile.shared_bytes = 1024 : i64} {
-    %As = builtin.unrealized_conversion_cast %v : memref<64x64xf16, 3> to memref<64x64xf16, #tile.scope<shared>> {tile.lowered, tile.scratch_offset = 0 : i64, tile.swizzle_chunks = 8 : i64, tile.tma_panel_rows = 64 : i64}
+    %S = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %R = tile.alloc_shared : memref<64xf16, #tile.scope<shared>>
+    tile.reduce sum %S into %R dim = 1 {tile.scratch_offset = 128 : i64} : memref<64x64xf16, #tile.scope<shared>> into memref<64xf16, #tile.scope<shared>>
     scf.if %p {
     } {tile.consumer_threads = 128 : i64}
   }

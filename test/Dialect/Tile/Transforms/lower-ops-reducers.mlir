@@ -7,8 +7,8 @@
 //
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tile-opt %t/ops.mlir -split-input-file --tile-lower-ops=target=cpu | FileCheck %s --check-prefix=CPU
-// RUN: tile-opt %t/ops.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 | FileCheck %s --check-prefix=GPU
-// RUN: tile-opt %t/errors.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %t/ops.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 | FileCheck %s --check-prefix=GPU
+// RUN: tile-opt %t/errors.mlir -split-input-file --tile-infer-layouts=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics
 
 //--- ops.mlir
 

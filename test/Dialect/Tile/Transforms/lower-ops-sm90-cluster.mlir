@@ -14,11 +14,11 @@
 // (`// -----` ends each part: test/Robustness/fuzz.py takes them one by one.)
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/share-a.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/share-b.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHAREB
-// RUN: tile-opt %t/swizzled.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SWIZZLED
-// RUN: tile-opt %t/not-shared.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOTSHARED
-// RUN: tile-opt %t/uneven-bounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=UNEVEN
+// RUN: tile-opt %t/share-a.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/share-b.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHAREB
+// RUN: tile-opt %t/swizzled.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SWIZZLED
+// RUN: tile-opt %t/not-shared.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOTSHARED
+// RUN: tile-opt %t/uneven-bounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=UNEVEN
 
 //--- share-a.mlir
 // cluster(2, 1): the two blocks of a cluster have the same by, so the same

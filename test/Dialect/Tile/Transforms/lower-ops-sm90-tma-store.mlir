@@ -9,12 +9,12 @@
 // (`// -----` ends each part: test/Robustness/fuzz.py takes them one by one.)
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/f16.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/f32.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=F32
-// RUN: tile-opt %t/rounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=ROUNDS
-// RUN: tile-opt %t/dynamic.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=DYN
-// RUN: tile-opt %t/disable-load.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOLOAD
-// RUN: tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHARED
+// RUN: tile-opt %t/f16.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/f32.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=F32
+// RUN: tile-opt %t/rounds.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=ROUNDS
+// RUN: tile-opt %t/dynamic.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=DYN
+// RUN: tile-opt %t/disable-load.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOLOAD
+// RUN: tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=SHARED
 // RUN: not tile-opt %t/shared-tile.mlir --tile-verify-target=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=SM80
 
 //--- f16.mlir

@@ -3,17 +3,17 @@
 // producer warpgroup; the gemm becomes wgmma on shared-memory descriptors.
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/gemm.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
-// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
+// RUN: tile-opt %t/gemm.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=NOWS
+// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=FALLBACK
 // The lowering takes the instruction from the gemm's #tile.mma: a gemm
 // without one, or one that asks for wgmma where no TMA pipeline loads the
 // operands, is reported.
-// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/mma = #tile.mma<[^>]*>, //' | not tile-opt --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOCHOICE
+// RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/mma = #tile.mma<[^>]*>, //' | not tile-opt --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOCHOICE
 // NOCHOICE: error: 'tile.gemm' op has no #tile.mma instruction choice; run tile-select-mma before tile-lower-ops
-// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/#tile.mma<mma_sync, m16n8k16, warps = \[4, 1\]>/#tile.mma<wgmma, m64n128k16, warps = [4, 1]>/' | not tile-opt --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOTMA
+// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/#tile.mma<mma_sync, m16n8k16, warps = \[4, 1\]>/#tile.mma<wgmma, m64n128k16, warps = [4, 1]>/' | not tile-opt --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOTMA
 // NOTMA: error: 'tile.gemm' op has #tile.mma<wgmma, m64n128k16, warps = [4, 1]>, but its operands are not the panel buffers of a TMA pipeline
-// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 //--- gemm.mlir
 // One descriptor argument per (tensor, box): A's 128x64 box and B's 64x64

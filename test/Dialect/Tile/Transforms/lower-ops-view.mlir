@@ -4,7 +4,7 @@
 // another memref.view of the dynamic shared memory at the buffer's offset.
 //
 // RUN: tile-opt %s --tile-lower-ops=target=cpu | FileCheck %s --check-prefix=CPU
-// RUN: tile-opt %s --tile-plan-shared=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=GPU
+// RUN: tile-opt %s --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=GPU
 
 // CPU-LABEL: func.func @narrowing
 // CPU: %[[BYTES:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1024xi8, #tile.scope<shared>>

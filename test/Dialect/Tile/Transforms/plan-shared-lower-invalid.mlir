@@ -1,7 +1,7 @@
 // tile-lower-ops places shared buffers where tile-plan-shared put them: on
 // a GPU target a buffer without an offset is an error at the buffer.
-// RUN: tile-opt %s --tile-lower-ops=target=sm_80 -verify-diagnostics
-// RUN: tile-opt %s --tile-lower-ops=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %s --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %s --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 func.func @unplanned(%h: f16) {
   tile.kernel (%bx) in (1) threads(128) {

@@ -26,6 +26,14 @@ constexpr llvm::StringLiteral kWarpSpecializeAttr =
 constexpr llvm::StringLiteral kDisableTmaAttr =
     TileDialect::DisableTmaAttrHelper::getNameStr();
 
+/// On a tile.kernel: the bytes of dynamic shared memory its placed buffers
+/// take from byte 0 on (the pipelines' stage buffers after
+/// tile-software-pipeline; all of them, the launch's dynamic shared memory,
+/// after tile-plan-scratch).
+inline llvm::StringRef getSharedBytesAttrName() {
+  return TileDialect::SharedBytesAttrHelper::getNameStr();
+}
+
 } // namespace mlir::tile
 
 #endif // TILE_DIALECT_TILE_IR_DISCARDABLEATTRS_H

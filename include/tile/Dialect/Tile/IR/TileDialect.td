@@ -38,22 +38,18 @@ def Tile_Dialect : Dialect {
   // value and where it sits, and refuse undeclared names):
   // - front end / tile-apply-pass-configs: `disable_tma` (tile.copy),
   //   `warp_specialize` (tile.pipelined);
-  // - tile-infer-layouts: `layout` (tile.alloc_fragment, and the placed
-  //   fragment's cast), a #tile.fragment;
-  // - the NVIDIA lowering between its steps: `lowered` (the cast that holds
-  //   a placed buffer's storage), `swizzle_chunks` and `tma_panel_rows` (its
-  //   shared layout), `scratch_offset` (a fragment's shared scratch copy, a
-  //   reduction's or sparse gemm's scratch), `wgmma_pending` (tile.gemm),
-  //   `shared_bytes` and `producer_threads` (tile.kernel),
-  //   `consumer_threads` (the consumers' scf.if), and `tma` on the function
-  //   argument that carries a TMA descriptor.
+  // - tile-infer-layouts: `layout` (tile.alloc_fragment), a #tile.fragment;
+  // - the NVIDIA lowering between its passes (a placed buffer's storage is
+  //   a tile.bind_storage, whose attributes are its own):
+  //   `scratch_offset` (a reduction's, sparse gemm's or reducer's shared
+  //   scratch), `wgmma_pending` (tile.gemm), `shared_bytes` and
+  //   `producer_threads` (tile.kernel), `consumer_threads` (the consumers'
+  //   scf.if), and `tma` on the function argument that carries a TMA
+  //   descriptor.
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$disable_tma,
     "::mlir::BoolAttr":$warp_specialize,
     "::mlir::Attribute":$layout,
-    "::mlir::UnitAttr":$lowered,
-    "::mlir::IntegerAttr":$swizzle_chunks,
-    "::mlir::IntegerAttr":$tma_panel_rows,
     "::mlir::IntegerAttr":$scratch_offset,
     "::mlir::UnitAttr":$wgmma_pending,
     "::mlir::IntegerAttr":$shared_bytes,

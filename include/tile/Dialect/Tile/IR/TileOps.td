@@ -674,4 +674,72 @@ def Tile_AnnotateSafeValueOp : Tile_Op<"annotate_safe_value", [
   }];
 }
 
+//===----------------------------------------------------------------------===//
+// Placed buffers (between the GPU lowering's passes)
+//===----------------------------------------------------------------------===//
+
+def Tile_BindStorageOp : Tile_Op<"bind_storage", [Tile_InKernel, Pure]> {
+  let summary = "A tile buffer bound to the storage a target placed it in";
+  let description = [{
+    Stands for a tile buffer (the `tile.alloc_*` it replaces) once
+    `tile-place-buffers` gave it storage of the target, so that the tile ops
+    that use it still see its tile type until `tile-lower-ops` lowers them;
+    `tile-lower-ops` then replaces each one by its storage (shared and local
+    buffers) or drops it (fragments, whose users are all lowered). The
+    attributes hold what the later passes and the op patterns need to know
+    about the storage:
+
+    - a fragment (`#tile.scope<fragment>`) is a 1-d array of each thread's
+      registers (`ceildiv(elements * replicate, threads)` of the buffer's
+      element type) under its `layout`, the `#tile.fragment` that
+      `tile-infer-layouts` chose; `scratch_offset`, written by
+      `tile-plan-scratch`, is the byte offset in dynamic shared memory of the
+      copy that the lowerings stage its elements through, for uses that read
+      elements other threads hold;
+    - a local buffer (`#tile.scope<local>`) is an array of the buffer's shape
+      private to each thread;
+    - a shared buffer (`#tile.scope<shared>`) is a view of the kernel's
+      dynamic shared memory of the buffer's shape (a stage of a pipeline's
+      multi-buffered ring is a subview of it). `planned_offset` is
+      `tile-plan-shared`'s offset of the buffer in the kernel's planned
+      region: `tile-plan-scratch` places that region after the pipelines'
+      stage buffers and the scratch buffers, sets the view's byte offset and
+      removes the attribute. `swizzle_chunks` (2-d buffers) XORs the 16-byte
+      chunk of each column with the row, in a row of that many chunks.
+      `panel_rows` (the stage buffers of an sm_90a TMA pipeline): the storage
+      is the buffer's shared address, an `index`, and a R x C buffer is laid
+      out as panels of `panel_rows` rows of 128 bytes, each swizzled with
+      the 128-byte pattern.
+
+    ```mlir
+    %regs = memref.alloca() : memref<64xf32>
+    %acc = tile.bind_storage %regs {layout = #tile.fragment<[64, 64], threads = 64, ...>}
+        : memref<64xf32> to memref<64x64xf32, #tile.scope<fragment>>
+    %view = memref.view %smem[%c0][] : memref<?xi8, #gpu.address_space<workgroup>>
+        to memref<64x32xf16, #gpu.address_space<workgroup>>
+    %as = tile.bind_storage %view {planned_offset = 0 : i64}
+        : memref<64x32xf16, #gpu.address_space<workgroup>> to memref<64x32xf16, #tile.scope<shared>>
+    ```
+  }];
+  let arguments = (ins
+    AnyTypeOf<[AnyMemRef, Index]>:$storage,
+    OptionalAttr<Tile_FragmentLayoutAttr>:$layout,
+    OptionalAttr<I64Attr>:$scratch_offset,
+    OptionalAttr<I64Attr>:$planned_offset,
+    OptionalAttr<I64Attr>:$swizzle_chunks,
+    OptionalAttr<I64Attr>:$panel_rows
+  );
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat =
+      "$storage attr-dict `:` type($storage) `to` type($result)";
+  let builders = [
+    // Without attributes; the passes set those that apply.
+    OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$storage), [{
+      build($_builder, $_state, type, storage, nullptr, nullptr, nullptr,
+            nullptr, nullptr);
+    }]>
+  ];
+  let hasVerifier = 1;
+}
+
 #endif // TILE_DIALECT_TILE_IR_TILEOPS_TD

@@ -26,6 +26,11 @@ namespace mlir::tile {
 FailureOr<DenseMap<Value, FragmentLayoutAttr>>
 inferFragmentLayouts(KernelOp kernel, const TargetInfo &target);
 
+/// Fails, reported at the first tile.alloc_* of `kernel`, unless
+/// tile-place-buffers gave every buffer its storage: what the passes after
+/// it (named `pass` in the error) need on GPUs.
+LogicalResult checkBuffersPlaced(KernelOp kernel, StringRef pass);
+
 #define GEN_PASS_DECL
 #include "tile/Dialect/Tile/Transforms/Passes.h.inc"
 

@@ -107,9 +107,13 @@ def TileLowerOps : Pass<"tile-lower-ops", "::mlir::ModuleOp"> {
     host thread and copies, gemms, reductions, fills, atomics and loops
     become loop nests with vector bodies (`vector.transfer_*` with masks
     for tiles that hang over a tensor edge, register-blocked
-    `vector.fma` micro-kernels for gemm). The patterns come from the
-    target (`TargetInfo::populateLowerOpsPatterns`); an op the target
-    cannot lower is reported at its location.
+    `vector.fma` micro-kernels for gemm). On GPUs the buffers are placed
+    already (`tile-place-buffers`, `tile-software-pipeline`,
+    `tile-plan-scratch`): the patterns read each buffer's storage from its
+    `tile.bind_storage`, and the pass replaces those by their storage at
+    the end. The patterns come from the target
+    (`TargetInfo::populateLowerOpsPatterns`); an op the target cannot lower
+    is reported at its location.
   }];
   let options = [
     Tile_TargetOption<"Target to lower for">
@@ -269,8 +273,9 @@ def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
     how it runs, and records it as the gemm's `mma` attribute, a
     `#tile.mma<kind, mMnNkK, warps = [wm, wn][, repeats = r]>` that every
     later step reads instead of deciding again: `tile-infer-layouts` takes
-    the accumulator layout from its warp partition, `tile-lower-ops` pipelines
-    a loop with TMA exactly where its gemms ask for `wgmma`, and lowers each
+    the accumulator layout from its warp partition, `tile-software-pipeline`
+    pipelines a loop with TMA exactly where its gemms ask for `wgmma`,
+    `tile-lower-ops` lowers each
     gemm to the instruction and shape recorded. Those steps report a gemm
     without the attribute.
 
@@ -299,9 +304,8 @@ def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let description = [{
     Gives every `tile.alloc_shared` of a GPU kernel its `offset` in the
     kernel's planned shared region and the kernel its
-    `planned_shared_bytes`; `tile-lower-ops` places the region after the
-    pipelines' stage rings and the lowerings' scratch buffers and reads the
-    offsets. On the CPU every buffer is an array of its own and the pass
+    `planned_shared_bytes`; `tile-plan-scratch` places the region after the
+    pipelines' stage rings and the lowerings' scratch buffers. On the CPU every buffer is an array of its own and the pass
     changes nothing.
 
     A buffer's lifetime runs from the first to the last op of the kernel's
@@ -321,7 +325,7 @@ def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
 
     When the buffers and the pipelines' extra stages fit the target's
     shared memory without sharing, the buffers are placed one after the
-    other in that order, 128-byte aligned: the placement `tile-lower-ops`
+    other in that order, 128-byte aligned: the placement the lowering
     always made, so the code of such kernels is unchanged. Otherwise each
     buffer goes to the lowest 128-byte aligned offset whose bytes no buffer
     of an overlapping lifetime holds, and a `gpu.barrier` before the first
@@ -345,6 +349,124 @@ def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
     Tile_TargetOption<"Target to plan for">
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def TilePlaceBuffers : Pass<"tile-place-buffers", "::mlir::ModuleOp"> {
+  let summary = "Give every tile buffer of a GPU kernel its storage";
+  let description = [{
+    Replaces each `tile.alloc_shared`, `tile.alloc_fragment` and
+    `tile.alloc_local` of a GPU kernel by a `tile.bind_storage` of the
+    storage the target gives it (`TargetInfo::placeBuffers`), so that the
+    tile ops that use the buffer keep seeing its tile type. On NVIDIA GPUs:
+
+    - a fragment becomes a `memref.alloca` of each thread's registers under
+      the layout `tile-infer-layouts` gave it (which must have an inverse;
+      a fragment whose share of registers exceeds the target's bound is
+      reported), kept first in the kernel's entry block;
+    - a local buffer becomes a `memref.alloca` of its shape;
+    - a shared buffer becomes a `memref.view` of `gpu.dynamic_shared_memory`
+      at byte 0, its `planned_offset` the `offset` of `tile-plan-shared`
+      (a shared buffer without one is reported): `tile-plan-scratch` places
+      the planned region once the pipelines have their stage buffers.
+
+    ```mlir
+    // --tile-place-buffers=target=sm_80
+    %regs = memref.alloca() : memref<32xf32>
+    %c0 = arith.constant 0 : index
+    %smem = gpu.dynamic_shared_memory : memref<?xi8, #gpu.address_space<workgroup>>
+    %view = memref.view %smem[%c0][] : ... to memref<64x32xf16, #gpu.address_space<workgroup>>
+    %As = tile.bind_storage %view {planned_offset = 0 : i64} : ... to memref<64x32xf16, #tile.scope<shared>>
+    %C = tile.bind_storage %regs {layout = #tile.fragment<...>} : memref<32xf32> to memref<64x64xf32, #tile.scope<fragment>>
+    ```
+    Runs after `tile-plan-shared`, before `tile-software-pipeline`. Changes
+    nothing on the CPU.
+  }];
+  let options = [
+    Tile_TargetOption<"Target to place buffers for">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::ModuleOp"> {
+  let summary = "Multi-buffer the global -> shared copies of tile.pipelined "
+                "loops";
+  let description = [{
+    Gives each `tile.pipelined` loop of a GPU kernel whose buffers
+    `tile-place-buffers` placed the stage buffers and asynchronous copies
+    of the target (`TargetInfo::pipelineLoops`), from the kernel's
+    `tile.shared_bytes` on (0 when absent), and sets that attribute to the
+    end of the stage buffers. On NVIDIA GPUs:
+
+    - sm_90a, where the loop's copies from global memory can all be TMA
+      loads that wgmma gemms read: a ring of `num_stages` 128-byte-swizzled
+      stage buffers (`tile.bind_storage` with `panel_rows`) with full/empty
+      mbarriers, the TMA descriptors as new function arguments
+      (`tile.tma`), and unless `tile.warp_specialize = false` a producer
+      warpgroup that issues the loads (`tile.producer_threads` on the
+      kernel, `tile.consumer_threads` on the consumers' `scf.if`);
+    - otherwise, copies from global to a whole shared buffer that only the
+      loop reads: `num_stages` stage buffers filled with `cp.async`
+      (`nvgpu.device_async_copy`), `num_stages - 1` iterations ahead; the
+      loop reads a subview of its stage (swizzled where only gemms read
+      it).
+
+    The loop is left with `num_stages = 1` and its other ops lower as
+    usual; loops that cannot be pipelined keep their synchronous copies.
+    A wgmma that cannot have the registers ptxas needs at the block's
+    thread count is reported. Runs after `tile-place-buffers`, before
+    `tile-plan-scratch`. Changes nothing on the CPU.
+  }];
+  let options = [
+    Tile_TargetOption<"Target to pipeline for">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::gpu::GPUDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::NVVM::NVVMDialect", "::mlir::nvgpu::NVGPUDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
+def TilePlanScratch : Pass<"tile-plan-scratch", "::mlir::ModuleOp"> {
+  let summary = "Place the lowerings' shared scratch buffers and the planned "
+                "shared region, and size a kernel's shared memory";
+  let description = [{
+    Completes the shared-memory layout of a GPU kernel whose pipelines have
+    their stage buffers (`TargetInfo::planScratch`). After the bytes
+    `tile.shared_bytes` holds (the stage buffers), 128-byte aligned: the
+    scratch buffers the op lowerings need (the warps' partials of a
+    `tile.reduce` and of a `tile.finalize_reducer`, the dense A of a
+    `tile.gemm_sp`: `tile.scratch_offset` on the op; the shared copy of a
+    fragment that a reduction, gemm or loop reads across threads:
+    `scratch_offset` on its `tile.bind_storage`), then the region
+    `tile-plan-shared` planned: each shared buffer's view gets its final
+    byte offset and, where whole-tile copies from global memory fill it and
+    only gemms read it, its `swizzle_chunks`; views nothing uses any more
+    (buffers the pipelines replaced) are erased. The partials of several
+    reduces share their bytes when the kernel fits only that way.
+
+    The kernel's `tile.shared_bytes` becomes its dynamic shared memory and
+    `planned_shared_bytes` is dropped; a kernel that needs more than the
+    target's shared memory per block is reported.
+    ```mlir
+    // --tile-plan-scratch=target=sm_80, after a 2-stage cp.async ring:
+    tile.kernel (%bx) in (1) threads(128) attributes {tile.shared_bytes = 24576 : i64} {
+      %c16384 = arith.constant 16384 : index
+      %view = memref.view %smem[%c16384][] : ...
+      %Cs = tile.bind_storage %view : ... to memref<64x64xf16, #tile.scope<shared>>
+    ```
+    Runs after `tile-software-pipeline`, before `tile-lower-ops`. Changes
+    nothing on the CPU.
+  }];
+  let options = [
+    Tile_TargetOption<"Target to plan for">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
 }
 
 #endif // TILE_DIALECT_TILE_TRANSFORMS_PASSES_TD
