@@ -97,16 +97,21 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
   }
   // Within an m16n8 atom: lane = (row mod 8) * 4 + col / 2, register
   // (row / 8) * 2 + col mod 2; atoms are numbered row-major in the warp tile.
-  AffineExpr thread = (i.floorDiv(tileM) * wn + j.floorDiv(tileN)) * 32 +
-                      (i % 8) * 4 + (j % 8).floorDiv(2);
+  int64_t wm = partition.warpsM;
+  bool alongM = partition.warpgroupsAlongN;
+  AffineExpr warp = alongM ? j.floorDiv(tileN) * wm + i.floorDiv(tileM)
+                           : i.floorDiv(tileM) * wn + j.floorDiv(tileN);
+  AffineExpr thread = warp * 32 + (i % 8) * 4 + (j % 8).floorDiv(2);
   AffineExpr reg =
       ((i % tileM).floorDiv(16) * (tileN / 8) + (j % tileN).floorDiv(8)) * 4 +
       (i % 16).floorDiv(8) * 2 + j % 2;
   AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
-  AffineExpr row = t.floorDiv(32 * wn) * tileM + q.floorDiv(tileN / 2) * 16 +
+  AffineExpr warpRow = alongM ? t.floorDiv(32) % wm : t.floorDiv(32 * wn);
+  AffineExpr warpCol = alongM ? t.floorDiv(32 * wm) : t.floorDiv(32) % wn;
+  AffineExpr row = warpRow * tileM + q.floorDiv(tileN / 2) * 16 +
                    (t % 32).floorDiv(4) + (q % 4).floorDiv(2) * 8;
-  AffineExpr col = (t.floorDiv(32) % wn) * tileN +
-                   (q.floorDiv(4) % (tileN / 8)) * 8 + (t % 4) * 2 + q % 2;
+  AffineExpr col = warpCol * tileN + (q.floorDiv(4) % (tileN / 8)) * 8 +
+                   (t % 4) * 2 + q % 2;
   return FragmentLayoutAttr::get(
       ctx, {m, n}, threads, AffineMap::get(2, 0, {thread, reg}, ctx),
       /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
@@ -115,16 +120,19 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
 FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
                                                   int64_t m, int64_t threads,
                                                   WarpPartition partition) {
-  int64_t wn = partition.warpsN;
-  int64_t tileM = m / partition.warpsM;
+  int64_t wn = partition.warpsN, wm = partition.warpsM;
+  int64_t tileM = m / wm;
+  bool alongM = partition.warpgroupsAlongN;
   AffineExpr i = getAffineDimExpr(0, ctx);
   // Row i of the accumulator is held by the 4 lanes (i mod 8) * 4 + c of
   // each of the warpsN warps of its warp row, in register (i mod tileM) / 8
-  // (atom row-block and upper/lower half).
-  AffineExpr thread = i.floorDiv(tileM) * (32 * wn) + (i % 8) * 4;
+  // (atom row-block and upper/lower half). The owner is the first warp.
+  AffineExpr thread =
+      i.floorDiv(tileM) * (alongM ? 32 : 32 * wn) + (i % 8) * 4;
   AffineExpr reg = (i % tileM).floorDiv(8);
   AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
-  AffineExpr row = t.floorDiv(32 * wn) * tileM + q * 8 + (t % 32).floorDiv(4);
+  AffineExpr warpRow = alongM ? t.floorDiv(32) % wm : t.floorDiv(32 * wn);
+  AffineExpr row = warpRow * tileM + q * 8 + (t % 32).floorDiv(4);
   return FragmentLayoutAttr::get(
       ctx, {m}, threads, AffineMap::get(1, 0, {thread, reg}, ctx),
       /*replicate=*/4 * wn, AffineMap::get(2, 0, {row}, ctx));
@@ -195,6 +203,12 @@ FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
     if (m % (16 * part.warpsM) != 0 || n % (8 * part.warpsN) != 0)
       continue;
     if (getMmaSyncAccumulatorLayout(layout.getContext(), m, n, threads,
+                                    part) == layout)
+      return getMmaSyncRowLayout(layout.getContext(), m, threads, part);
+    // The wgmma accumulator of warpgroups along N.
+    part.warpgroupsAlongN = true;
+    if (wm % 4 == 0 && part.warpsN > 1 &&
+        getMmaSyncAccumulatorLayout(layout.getContext(), m, n, threads,
                                     part) == layout)
       return getMmaSyncRowLayout(layout.getContext(), m, threads, part);
   }

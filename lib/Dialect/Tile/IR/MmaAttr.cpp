@@ -88,9 +88,10 @@ LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "stacked along M (warps = ["
                        << warpsM << ", 1]), got warps = [" << warpsM << ", "
                        << warpsN << "]";
-  if (kind == MmaKind::Wgmma && (warpsN != 1 || warpsM % 4 != 0))
-    return emitError() << "wgmma runs on whole warpgroups stacked along M "
-                          "(warps = [4 g, 1]), got warps = ["
+  if (kind == MmaKind::Wgmma && warpsM % 4 != 0)
+    return emitError() << "wgmma runs on whole warpgroups, stacked along M "
+                          "(warps = [4 g, 1]) or also along N (warps = "
+                          "[4 gM, gN]), got warps = ["
                        << warpsM << ", " << warpsN << "]";
   return success();
 }

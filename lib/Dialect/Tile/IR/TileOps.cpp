@@ -798,7 +798,7 @@ static LogicalResult verifyMmaChoice(Operation *op, MmaAttr mma, int64_t m,
       llvm::MulOverflow(mma.getWarpsN(), int64_t{8}, colsN) ||
       llvm::MulOverflow(mma.getWarpsM(), mma.getWarpsN(), warps);
   if (overflow ||
-      (wgmma ? (m != rowsM || n != mma.getN())
+      (wgmma ? (m != rowsM || n != mma.getN() * mma.getWarpsN())
              : (m % rowsM != 0 || n % colsN != 0)))
     return op->emitOpError() << "has " << mma << ", which does not tile its "
                              << m << "x" << n << " output";

@@ -359,7 +359,15 @@ func.func @mma_repeats() attributes {a = #tile.mma<mma_sync, m16n8k16, warps = [
 
 // -----
 
-// expected-error @below {{wgmma runs on whole warpgroups stacked along M (warps = [4 g, 1]), got warps = [2, 2]}}
+// expected-error @below {{wgmma runs on whole warpgroups, stacked along M (warps = [4 g, 1]) or also along N (warps = [4 gM, gN]), got warps = [2, 2]}}
 func.func @wgmma_warps() attributes {a = #tile.mma<wgmma, m64n64k16, warps = [2, 2]>} {
+  return
+}
+
+// -----
+
+// Warpgroups along N take one 64-row block each.
+// expected-error @below {{repeats > 1 (strips 64 rows apart) needs warps stacked along M (warps = [4, 1]), got warps = [4, 2]}}
+func.func @wgmma_along_n_repeats() attributes {a = #tile.mma<wgmma, m64n32k16, warps = [4, 2], repeats = 2>} {
   return
 }

@@ -259,6 +259,20 @@ func.func @mma_does_not_tile() {
 
 // -----
 
+// Warpgroups along N: each m64nN instruction covers N / gN columns.
+func.func @wgmma_along_n_does_not_tile() {
+  tile.kernel (%bx) in (1) threads(256) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // expected-error @below {{'tile.gemm' op has #tile.mma<wgmma, m64n64k16, warps = [4, 2]>, which does not tile its 64x64 output}}
+    tile.gemm %a, %b, %c {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 2]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
 func.func @mma_warps_of_another_block() {
   tile.kernel (%bx) in (1) threads(256) {
     %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>

@@ -105,6 +105,20 @@ func.func @gemm_element_types() {
   return
 }
 
+// wgmma with two warpgroups along N: each an m64n32 instruction on its
+// half of the 64x64 output.
+// CHECK-LABEL: func.func @mma_choice_along_n
+func.func @mma_choice_along_n() {
+  tile.kernel (%bx) in (1) threads(256) {
+    %a = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
+    %b = tile.alloc_shared : memref<32x64xf16, #tile.scope<shared>>
+    %c = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    // CHECK: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>}
+    tile.gemm %a, %b, %c {mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>} : memref<64x32xf16, #tile.scope<shared>>, memref<32x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
 // The instruction choice of tile-select-mma (#tile.mma) round-trips on
 // tile.gemm and tile.gemm_sp.
 // CHECK-LABEL: func.func @mma_choice

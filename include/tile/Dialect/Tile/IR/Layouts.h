@@ -13,14 +13,23 @@ namespace mlir::tile {
 /// `repeats` r > 1 (wgmma with fewer warpgroups than 64-row blocks; warpsN
 /// is 1) each warpgroup g takes rows 64 r g .. 64 r (g + 1) - 1 as r
 /// blocks of 64, and warp q of it rows 16 q .. 16 q + 15 of each block:
-/// a warp tile of r 16-row strips 64 rows apart.
+/// a warp tile of r 16-row strips 64 rows apart. Warps are numbered along
+/// N first (warp w at warp row w / warpsN, column w mod warpsN), but with
+/// `warpgroupsAlongN` (wgmma whose warpgroups split N: warpsM = M / 16, a
+/// multiple of 4) along M first: warp w at row w mod warpsM, column
+/// w / warpsM, so that each warpgroup holds 64 whole rows of one column
+/// block.
 struct WarpPartition {
   int64_t warpsM, warpsN;
   int64_t repeats = 1;
+  bool warpgroupsAlongN = false;
 };
-/// The warp partition that a gemm's #tile.mma holds.
+/// The warp partition that a gemm's #tile.mma holds: a wgmma's warps
+/// (warps = [4 gM, gN]) are warpgroups, along N where gN > 1.
 inline WarpPartition getMmaPartition(MmaAttr mma) {
-  return WarpPartition{mma.getWarpsM(), mma.getWarpsN(), mma.getRepeats()};
+  return WarpPartition{mma.getWarpsM(), mma.getWarpsN(), mma.getRepeats(),
+                       mma.getKind() == MmaKind::Wgmma &&
+                           mma.getWarpsN() > 1};
 }
 std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
                                               int64_t warps,
