@@ -165,7 +165,8 @@ public:
     }
     MLIRContext *ctx = op->getContext();
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();
-    // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile,
+    // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile
+    // (or several, splitting N: DeepSeek MLA's 64-row tiles on 256 threads),
     // or per 128 rows (two wgmmas a warpgroup) with the default policy and
     // operands whose rows are whole 128-byte panels, which TMA can load for
     // wgmma (a policy that asks for a warp split keeps it; operands that
@@ -187,8 +188,9 @@ public:
            (policy == GemmWarpPolicy::Square &&
             panelRows(cast<GemmOp>(op).getA()) &&
             panelRows(cast<GemmOp>(op).getB()))))
-        return MmaAttr::get(ctx, MmaKind::Wgmma, 64, n, getWgmmaK(a),
-                            part->warpsM, part->warpsN, part->repeats);
+        return MmaAttr::get(ctx, MmaKind::Wgmma, 64, n / part->warpsN,
+                            getWgmmaK(a), part->warpsM, part->warpsN,
+                            part->repeats);
     // Only gemms whose accumulator is a fragment need an instruction here
     // (others are refused by the lowering).
     bool report = op->getOperand(op->getNumOperands() - 1)
@@ -200,7 +202,8 @@ public:
              << "has fp8 inputs, which run as wgmma on sm_90a only: the "
                 "block needs one warpgroup (128 threads) per 64 rows of the "
              << m << "x" << n
-             << " tile, N a multiple of 8 up to 256, K a multiple of 32 and "
+             << " tile (or a multiple of that: the warpgroups split N), N a "
+                "multiple of 8 up to 256 a warpgroup, K a multiple of 32 and "
                 "an f32 accumulator";
     }
     // Dense gemms also take i8 x i8 -> i32 (mma.sync m16n8k32) and

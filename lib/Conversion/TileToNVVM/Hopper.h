@@ -418,7 +418,11 @@ LogicalResult verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas, int64_t threads,
 /// What a TMA pipeline of a loop loads, and the gemms it feeds.
 struct TmaLoopPlan {
   SmallVector<TmaLoad> loads, resident;
-  llvm::DenseSet<Value> buffers; // the shared buffers TMA fills
+  /// Gemm operands the loop writes from registers (one 128-byte panel a
+  /// row, beside a TMA-loaded operand of a gemm whose warpgroups split N:
+  /// DeepSeek MLA's S_shared), which wgmma reads from the ring's region.
+  SmallVector<Value> written;
+  llvm::DenseSet<Value> buffers; // the shared buffers TMA fills, and those
   SmallVector<GemmOp> wgmmas;
 };
 

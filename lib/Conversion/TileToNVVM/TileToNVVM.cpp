@@ -518,6 +518,12 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                   op.getTargetSizes());
       if (dstScope == Scope::Shared)
         barrier(rewriter, loc);
+      // A swizzled shared target: a panel that wgmma reads (see
+      // pipelineWithTma).
+      const Storage *swizzled = dstScope == Scope::Shared &&
+                                        dstStorage->swizzleChunks
+                                    ? &*dstStorage
+                                    : nullptr;
       Value tid = threadId(rewriter, loc);
       // Registers r, r + 1 that hold neighbours along the last dimension
       // (the tensor-core accumulator layouts): one 2-element store where
@@ -602,8 +608,11 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
               dstElt);
           SmallVector<Value> fragIdx =
               indicesOfRegister(rewriter, loc, layout, tid, r);
-          SmallVector<Value> idx = dst.indices(
-              rewriter, loc, tileIndicesOf(fragIdx, layout.getShape()));
+          // (An even column and its neighbour share their 16-byte chunk.)
+          SmallVector<Value> idx = physicalIndices(
+              rewriter, loc, swizzled,
+              dst.indices(rewriter, loc,
+                          tileIndicesOf(fragIdx, layout.getShape())));
           SmallVector<Value> idx1 = idx;
           idx1.back() = arith::AddIOp::create(rewriter, loc, idx.back(),
                                               indexConst(rewriter, loc, 1));
@@ -647,13 +656,21 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         buildIf(
             rewriter, loc, registerOwnsElement(rewriter, loc, layout, tid, r),
             [&](OpBuilder &b, Location l) {
-              SmallVector<Value> idx =
-                  dst.indices(b, l, tileIndicesOf(fragIdx, layout.getShape()));
+              SmallVector<Value> idx = physicalIndices(
+                  b, l, swizzled,
+                  dst.indices(b, l, tileIndicesOf(fragIdx, layout.getShape())));
               storeTargetElement(b, l, dst, idx, value);
             });
       }
       if (vectorIf)
         rewriter.setInsertionPointAfter(vectorIf);
+      // wgmma reads a panel through the async proxy: the writes are made
+      // visible to it before the barrier.
+      if (dstScope == Scope::Shared && dstStorage->panelRows)
+        NVVM::FenceProxyOp::create(
+            rewriter, loc, NVVM::ProxyKind::async_shared,
+            NVVM::SharedSpaceAttr::get(getContext(),
+                                       NVVM::SharedSpace::shared_cta));
       if (dstScope == Scope::Shared)
         barrier(rewriter, loc);
       rewriter.eraseOp(op);

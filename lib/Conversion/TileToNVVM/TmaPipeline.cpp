@@ -46,6 +46,43 @@ std::optional<TmaLoad> asResidentLoad(Value operand, PipelinedOp loop,
   return asTmaLoad(writer, PipelinedOp(), func);
 }
 
+/// True when `operand` of a gemm in `loop` is a shared tile that the
+/// loop's threads write from registers (whole-tile copies from fragments in
+/// the loop body: DeepSeek MLA's S_shared, softmax(S) cast to 16 bits) and
+/// only the loop's gemms read, whose rows are one 128-byte panel: wgmma
+/// reads it from a 1024-byte aligned buffer in the pipeline's region, which
+/// the copies write in the 128-byte-swizzled layout (see
+/// pipelineWithTma). Only gemms whose warpgroups split N take it (the
+/// blocks of more warps than M / 16 that need it); others keep their
+/// pipelines.
+bool isRegisterWrittenPanel(Value operand, GemmOp gemm, PipelinedOp loop) {
+  auto type = cast<MemRefType>(operand.getType());
+  if (!isSharedTile(operand) || operand == gemm.getC() ||
+      getThreads(gemm) / kWarpSize <= gemm.getM() / 16 ||
+      type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+      type.getDimSize(1) * type.getElementTypeBitWidth() != kPanelBytes * 8)
+    return false;
+  bool written = false;
+  for (Operation *user : operand.getUsers()) {
+    if (user->getParentOp() != loop.getOperation())
+      return false;
+    if (auto reader = dyn_cast<GemmOp>(user)) {
+      if (reader.getC() == operand)
+        return false;
+      continue;
+    }
+    auto copy = dyn_cast<CopyOp>(user);
+    if (!copy || copy.getTarget() != operand ||
+        getScope(copy.getSource().getType()) != Scope::Fragment ||
+        ArrayRef<int64_t>(copy.getTargetSizes()) != type.getShape() ||
+        llvm::any_of(copy.getStaticTargetOffsets(),
+                     [](int64_t o) { return o != 0; }))
+      return false;
+    written = true;
+  }
+  return written;
+}
+
 } // namespace
 
 std::optional<TmaLoopPlan>
@@ -83,6 +120,16 @@ nvvm::planTmaLoop(PipelinedOp loop,
       if (std::optional<TmaLoad> load =
               asResidentLoad(operand, loop, func, buffers)) {
         plan.resident.push_back(*load);
+        buffers.insert(operand);
+      }
+  // (Beside an operand TMA loads, which makes the gemm wgmma or the loop
+  // no TMA pipeline either way.)
+  for (GemmOp gemm : gemms)
+    for (auto [operand, other] : {std::pair(gemm.getA(), gemm.getB()),
+                                  std::pair(gemm.getB(), gemm.getA())})
+      if (!buffers.contains(operand) && buffers.contains(other) &&
+          isRegisterWrittenPanel(operand, gemm, loop)) {
+        plan.written.push_back(operand);
         buffers.insert(operand);
       }
   for (GemmOp gemm : gemms) {
@@ -128,6 +175,8 @@ struct TmaPipelinePlan {
   int64_t regionOffset = 0;
   int64_t fullOffset = 0, emptyOffset = 0, residentBarrierOffset = 0;
   int64_t regionEnd = 0;
+  /// Of the panels the loop writes from registers (TmaLoopPlan::written).
+  SmallVector<int64_t> writtenOffsets;
   /// The accumulators' stores to global memory after the loop that go out
   /// by TMA: all of them, or none.
   SmallVector<std::pair<CopyOp, TmaBox>> tmaStores;
@@ -203,6 +252,12 @@ void placeRing(func::FuncOp func, TmaPipelinePlan &p, int64_t sharedBytes) {
     residentEnd += llvm::alignTo(load.bytes(), kSwizzleAtomBytes);
     load.descriptor = getDescriptorArgument(func, load);
   }
+  // Then the panels the loop writes from registers.
+  for (Value buffer : p.tma.written) {
+    p.writtenOffsets.push_back(residentEnd);
+    residentEnd += llvm::alignTo(
+        getBufferBytes(cast<MemRefType>(buffer.getType())), kSwizzleAtomBytes);
+  }
   p.fullOffset = residentEnd;
   p.emptyOffset = p.fullOffset + p.numStages * 8;
   p.residentBarrierOffset =
@@ -218,7 +273,10 @@ void planStores(RewriterBase &rewriter, PipelinedOp loop, func::FuncOp func,
   if (p.specialize)
     for (GemmOp gemm : p.tma.wgmmas)
       fuseSharedEpilogue(rewriter, loop, gemm.getC());
-  bool allTma = p.specialize;
+  // (storeThroughTma writes the panels of warpgroups stacked along M.)
+  bool allTma = p.specialize && llvm::all_of(p.tma.wgmmas, [](GemmOp gemm) {
+    return gemm.getMmaAttr().getWarpsN() == 1;
+  });
   for (GemmOp gemm : p.tma.wgmmas)
     for (Operation *user : gemm.getC().getUsers()) {
       if (!allTma || !stagedEpilogueBytes(loop, gemm.getC(), user))
@@ -372,6 +430,21 @@ void TmaPipelineBuilder::createRing() {
       addIndex(rewriter, loc, smemBase,
                p.regionOffset + kSwizzleAtomBytes - 1),
       indexConst(rewriter, loc, ~(kSwizzleAtomBytes - 1)));
+  // The loop's writes and its gemms reach the panels it writes through a
+  // swizzled view (16-byte chunk c of row r at c ^ (r mod 8): the 128-byte
+  // pattern from a 1024-byte aligned base).
+  for (auto [buffer, offset] : llvm::zip(p.tma.written, p.writtenOffsets)) {
+    auto type = cast<MemRefType>(buffer.getType());
+    Value view = sharedView(
+        rewriter, loc, type.getShape(), type.getElementType(),
+        arith::SubIOp::create(rewriter, loc,
+                              addIndex(rewriter, loc, region, offset),
+                              smemBase));
+    auto panel = BindStorageOp::create(rewriter, loc, type, view);
+    panel.setSwizzleChunksAttr(rewriter.getI64IntegerAttr(kPanelBytes / 16));
+    panel.setPanelRowsAttr(rewriter.getI64IntegerAttr(type.getDimSize(0)));
+    rewriter.replaceAllUsesWith(buffer, panel.getResult());
+  }
   ring = TmaRing{loop,          p.tma.loads,   region,
                  p.numStages,   p.stageBytes,  p.fullOffset,
                  p.emptyOffset, p.tma.resident, p.residentBarrierOffset};

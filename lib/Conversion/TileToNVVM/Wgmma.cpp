@@ -66,10 +66,10 @@ bool canRunAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers,
     return false;
   int64_t panel = kPanelBytes * 8 / bits;
   // An MN-major operand spans whole panels along M (64 rows per
-  // warpgroup) or N.
+  // warpgroup) or N (the columns of a warpgroup).
   if (gemm.getTransposeA() && 64 % panel != 0)
     return false;
-  if (!gemm.getTransposeB() && n % panel != 0)
+  if (!gemm.getTransposeB() && (n / part->warpsN) % panel != 0)
     return false;
   return true;
 }
@@ -233,22 +233,24 @@ Value operandDescriptor(OpBuilder &b, Location loc, Value base,
 }
 
 /// The shared addresses of the current warpgroup's `repeats` 64-row blocks
-/// of A (a panel buffer, `panel` elements a panel row): warpgroup g
-/// computes rows 64 r g .. 64 r (g + 1) - 1 of C (r = repeats), its block
-/// j rows 64 (r g + j) .. 64 (r g + j) + 63.
+/// of A (a panel buffer at `address`, `panel` elements a panel row):
+/// warpgroup g computes rows 64 r g .. 64 r (g + 1) - 1 of C (r = repeats),
+/// its block j rows 64 (r g + j) .. 64 (r g + j) + 63. With warpgroups
+/// along N, `group` is the warpgroup's 64-row block.
 SmallVector<Value> aBlockBases(OpBuilder &b, Location loc, const Storage &a,
-                               bool transA, int64_t panel, int64_t repeats) {
+                               Value address, bool transA, int64_t panel,
+                               int64_t repeats, Value group = {}) {
   SmallVector<Value> aBases;
-  Value tid = threadId(b, loc);
-  Value group =
-      arith::DivUIOp::create(b, loc, tid, indexConst(b, loc, kWarpgroupSize));
+  if (!group)
+    group = arith::DivUIOp::create(b, loc, threadId(b, loc),
+                                   indexConst(b, loc, kWarpgroupSize));
   // Shared byte offsets of a block's rows of A: K-major A (M x K stored
   // row by row in panels of K) steps 128 bytes a row; MN-major A (K x M,
   // panels of M) steps one panel per 64 rows.
   int64_t blockBytes = transA ? (64 / panel) * a.panelRows * kPanelBytes
                               : 64 * kPanelBytes;
   Value groupBase = arith::AddIOp::create(
-      b, loc, a.memref,
+      b, loc, address,
       arith::MulIOp::create(b, loc, group,
                             indexConst(b, loc, repeats * blockBytes)));
   for (int64_t j = 0; j < repeats; ++j)
@@ -281,11 +283,12 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
                          const Storage &c) {
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
-  int64_t n = op.getN(), k = op.getK();
+  MmaAttr mma = op.getMmaAttr();
+  // (n: the columns of one warpgroup's instruction.)
+  int64_t n = mma.getN(), k = op.getK();
   Type elt = op.getA().getType().getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
   int64_t panel = kPanelBytes / eltBytes; // elements per panel row
-  MmaAttr mma = op.getMmaAttr();
   int64_t kStep = mma.getK();
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
   int64_t regs = c.numRegisters;
@@ -304,9 +307,40 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   // A in registers (a fragment in the accumulator layout of M x K): each
   // warp's A fragments of m64k16 are its own registers.
   bool aInRegisters = a.scope == Scope::Fragment;
+  // Panel buffers the loop writes from registers are swizzled views (see
+  // pipelineWithTma); the others are their shared addresses.
+  auto addressOf = [&](const Storage &operand) -> Value {
+    if (!isa<MemRefType>(operand.memref.getType()))
+      return operand.memref;
+    return memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
+                                                          operand.memref);
+  };
+  Value bBase = addressOf(b);
+  // Warpgroups along N (warps = [4 gM, gN]): warpgroup g computes the
+  // 64-row block g mod gM of column block g / gM, n columns wide; B starts
+  // at that block's columns (rows of N x K B; panels of K x N B).
+  Value rowGroup;
+  if (mma.getWarpsN() > 1) {
+    int64_t groupsM = mma.getWarpsM() / 4;
+    Value group = arith::DivUIOp::create(
+        rewriter, loc, threadId(rewriter, loc),
+        indexConst(rewriter, loc, kWarpgroupSize));
+    rowGroup = arith::RemUIOp::create(rewriter, loc, group,
+                                      indexConst(rewriter, loc, groupsM));
+    int64_t columnBytes =
+        transB ? n * kPanelBytes : (n / panel) * b.panelRows * kPanelBytes;
+    bBase = arith::AddIOp::create(
+        rewriter, loc, bBase,
+        arith::MulIOp::create(
+            rewriter, loc,
+            arith::DivUIOp::create(rewriter, loc, group,
+                                   indexConst(rewriter, loc, groupsM)),
+            indexConst(rewriter, loc, columnBytes)));
+  }
   SmallVector<Value> aBases;
   if (!aInRegisters)
-    aBases = aBlockBases(rewriter, loc, a, transA, panel, repeats);
+    aBases = aBlockBases(rewriter, loc, a, addressOf(a), transA, panel,
+                         repeats, rowGroup);
 
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(blockRegs, rewriter.getF32Type()));
@@ -328,7 +362,7 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
       descAs.push_back(operandDescriptor(rewriter, loc, aBases[j],
                                          a.panelRows, kk, !transA, panel,
                                          eltBytes));
-    Value descB = operandDescriptor(rewriter, loc, b.memref, b.panelRows, kk,
+    Value descB = operandDescriptor(rewriter, loc, bBase, b.panelRows, kk,
                                     transB, panel, eltBytes);
     if (aInRegisters) {
       accs[0] = wgmmaFromRegisters(rewriter, loc, accs[0], aWords[kk / kStep],
@@ -383,7 +417,8 @@ LogicalResult nvvm::verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas,
   for (GemmOp gemm : wgmmas) {
     Type elt = gemm.getA().getType().getElementType();
     int64_t kStep = getWgmmaK(elt);
-    int64_t accumulator = gemm.getN() / 2;
+    int64_t instructionN = gemm.getMmaAttr().getN();
+    int64_t accumulator = instructionN / 2;
     int64_t aRegisters = getScope(gemm.getA().getType()) == Scope::Fragment
                              ? kStep * elt.getIntOrFloatBitWidth() / 64
                              : 0;
@@ -391,7 +426,7 @@ LogicalResult nvvm::verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas,
     if (need <= budget)
       continue;
     InFlightDiagnostic diag = gemm.emitOpError();
-    diag << "runs as m64n" << gemm.getN() << "k" << kStep
+    diag << "runs as m64n" << instructionN << "k" << kStep
          << " wgmma, which needs " << need << " registers a thread (its "
          << accumulator << "-register accumulator"
          << (aRegisters ? ", the A fragment" : "") << " and "
@@ -443,9 +478,9 @@ LogicalResult mlir::tile::settleMmaForNVVM(
       WarpPartition part = *getWgmmaPartition(
           gemm.getM(), gemm.getN(), gemm.getK(), getThreads(gemm) / kWarpSize,
           aElt);
-      gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::Wgmma, 64, gemm.getN(),
-                                   getWgmmaK(aElt), part.warpsM, part.warpsN,
-                                   part.repeats));
+      gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::Wgmma, 64,
+                                   gemm.getN() / part.warpsN, getWgmmaK(aElt),
+                                   part.warpsM, part.warpsN, part.repeats));
       return;
     }
     if (!mma || mma.getKind() != MmaKind::Wgmma)
@@ -459,11 +494,18 @@ LogicalResult mlir::tile::settleMmaForNVVM(
       return;
     }
     // mma.sync on the same warp partition (the accumulator keeps its
-    // layout).
+    // layout); warpgroups along N, whose warps mma.sync numbers otherwise,
+    // on the partition of the gemm's policy, as without wgmma.
+    // (The same warps numbered along N first always tile it too.)
+    WarpPartition part = getMmaPartition(mma);
+    if (part.warpgroupsAlongN)
+      part = getWarpPartition(gemm.getM(), gemm.getN(),
+                              getThreads(gemm) / kWarpSize, gemm.getPolicy(),
+                              16, 8)
+                 .value_or(WarpPartition{part.warpsM, part.warpsN});
     gemm.setMmaAttr(MmaAttr::get(ctx, MmaKind::MmaSync, 16, 8,
                                  256 / aElt.getIntOrFloatBitWidth(),
-                                 mma.getWarpsM(), mma.getWarpsN(),
-                                 mma.getRepeats()));
+                                 part.warpsM, part.warpsN, part.repeats));
   });
   return success(ok);
 }

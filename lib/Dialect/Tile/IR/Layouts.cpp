@@ -58,8 +58,12 @@ mlir::tile::getWgmmaPartition(int64_t m, int64_t n, int64_t k, int64_t warps,
   if (!(aElt.isF16() || aElt.isBF16() ||
         isa<Float8E4M3FNType, Float8E5M2Type>(aElt)))
     return std::nullopt;
-  if (m <= 0 || m % 64 != 0 || n <= 0 || n % 8 != 0 || n > 256 || k <= 0 ||
-      k % getWgmmaK(aElt) != 0)
+  if (m <= 0 || m % 64 != 0 || n <= 0 || n % 8 != 0 || k <= 0 ||
+      k % getWgmmaK(aElt) != 0 || warps <= 0)
+    return std::nullopt;
+  // One instruction per warpgroup and 64 rows: N up to 256 (a split N up
+  // to 256 a warpgroup).
+  if (n > 256 && (warps <= m / 16 || n / (warps / (m / 16)) > 256))
     return std::nullopt;
   if (warps == m / 16)
     return WarpPartition{m / 16, 1};
@@ -67,6 +71,13 @@ mlir::tile::getWgmmaPartition(int64_t m, int64_t n, int64_t k, int64_t warps,
   // block) per thread at most.
   if (warps % 4 == 0 && warps * 32 == m && n <= 128)
     return WarpPartition{warps, 1, 2};
+  // Warpgroups along N: gN column blocks of every 64 rows.
+  int64_t warpsM = m / 16;
+  if (warps > warpsM && warps % warpsM == 0) {
+    int64_t groupsN = warps / warpsM;
+    if (n % (8 * groupsN) == 0)
+      return WarpPartition{warpsM, groupsN, 1, /*warpgroupsAlongN=*/true};
+  }
   return std::nullopt;
 }
 

@@ -249,6 +249,41 @@ func.func @row_split(%X: memref<16x256xf16>) {
 
 // -----
 
+// 64 rows on two warpgroups, fed by TMA: sm_90a runs the gemm as two m64n32
+// wgmmas, warpgroup g on columns 32g .. 32g + 31, warp q of it on rows
+// 16q .. 16q + 15 (warps numbered along M first), registers in the order
+// of one m64n32 accumulator; the row maximum is replicated over the 4
+// lanes of a row in both warpgroups. sm_80 keeps square's 2x4 warps.
+// CHECK-LABEL: func.func @wgmma_warpgroups_along_n
+// SM90: %[[C:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64, 64], threads = 256, (d0, d1) -> (((d1 floordiv 32) * 4 + d0 floordiv 16) * 32 + (d0 mod 8) * 4 + (d1 mod 8) floordiv 2, (((d0 mod 16) floordiv 16) * 4 + (d1 mod 32) floordiv 8) * 4 + ((d0 mod 16) floordiv 8) * 2 + d1 mod 2), inverse = (d0, d1) -> (((d0 floordiv 32) mod 4) * 16 + (d1 floordiv 16) * 16 + (d0 mod 32) floordiv 4 + ((d1 mod 4) floordiv 2) * 8, (d0 floordiv 128) * 32 + ((d1 floordiv 4) mod 4) * 8 + (d0 mod 4) * 2 + d1 mod 2)>} : memref<64x64xf32, #tile.scope<fragment>>
+// SM90: %[[R:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 256, (d0) -> ((d0 floordiv 16) * 32 + (d0 mod 8) * 4, (d0 mod 16) floordiv 8), replicate = 8, inverse = (d0, d1) -> (((d0 floordiv 32) mod 4) * 16 + d1 * 8 + (d0 mod 32) floordiv 4)>} : memref<64xf32, #tile.scope<fragment>>
+// SM90: tile.gemm %{{.*}}, %{{.*}}, %[[C]] {mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>, transpose_b}
+// SM80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [2, 4]>, transpose_b}
+// CPU-LABEL: func.func @wgmma_warpgroups_along_n
+// CPU-NOT: tile.layout
+func.func @wgmma_warpgroups_along_n(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel (%bx, %by) in (16, 16) threads(256) {
+    %As = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
+    %R = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 2 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%by, %k0] to %As : memref<1024x1024xf16> to memref<64x64xf16, #tile.scope<shared>>
+      tile.copy %B[%bx, %k0] to %Bs : memref<1024x1024xf16> to memref<64x64xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %C {transpose_b} : memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf16, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
+    }
+    tile.reduce max %C into %R dim = 1 : memref<64x64xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
 // A tile.layout already on a fragment is replaced by the inferred one.
 // CHECK-LABEL: func.func @rerun
 // CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d0 mod 32)>} : memref<32xf32, #tile.scope<fragment>>

@@ -12,6 +12,10 @@
 // registers.
 // RUN: tile-opt %S/../../../Target/NVVM/Inputs/flash-attention.mlir --tile-select-mma=target=sm_90a | FileCheck %s --check-prefix=FA90
 // RUN: tile-opt %S/../../../Target/NVVM/Inputs/flash-attention.mlir --tile-select-mma=target=sm_80 | FileCheck %s --check-prefix=FA80
+// DeepSeek-MLA-style decode (64 rows on two warpgroups): every gemm of the
+// TMA loop runs as wgmma with the warpgroups along N, P from the shared
+// tile the loop writes.
+// RUN: tile-opt %S/../../../Target/NVVM/Inputs/mla-decode.mlir --tile-select-mma=target=sm_90a | FileCheck %s --check-prefix=MLA90
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_90a -verify-diagnostics
 // RUN: tile-opt %t/fp8.mlir -split-input-file --tile-select-mma=target=sm_90a -verify-diagnostics
@@ -23,6 +27,10 @@
 // FA90-LABEL: func.func @main
 // FA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>, policy = #tile.policy<full_row>, transpose_b}
 // FA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// MLA90-LABEL: func.func @mla
+// MLA90: tile.gemm {{.*}} {clear_accum, mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>, policy = #tile.policy<full_col>, transpose_b}
+// MLA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>, policy = #tile.policy<full_col>, transpose_b}
+// MLA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n256k16, warps = [4, 2]>, policy = #tile.policy<full_col>}
 // FA80-LABEL: func.func @main
 // FA80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>, transpose_b}
 // FA80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
@@ -159,6 +167,50 @@ func.func @tma_disabled(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
   return
 }
 
+// -----
+
+// A TMA pipeline of 64-row tiles on two warpgroups: wgmma with the
+// warpgroups along N, each an m64n128 on its half of the columns.
+// CHECK-LABEL: func.func @tma_warpgroups_along_n
+// SM80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 8]>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 2]>}
+func.func @tma_warpgroups_along_n(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel (%bx, %by) in (4, 16) threads(256) {
+    %As = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x256xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x256xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%by, %k0] to %As : memref<1024x1024xf16> to memref<64x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %Bs : memref<1024x1024xf16> to memref<64x256xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %C : memref<64x64xf16, #tile.scope<shared>>, memref<64x256xf16, #tile.scope<shared>>, memref<64x256xf32, #tile.scope<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// More warps than 16-row strips: sm_90a's wgmma partition splits N over the
+// warpgroups (warps = [4, 2]: two m64n64), but with no TMA pipeline to
+// load its operands the gemm runs as mma.sync on its policy's partition,
+// as on sm_80 (full_col: 1x8 warps of 64x16).
+// CHECK-LABEL: func.func @warpgroups_along_n_without_tma
+// CHECK: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 8]>, policy = #tile.policy<full_col>}
+func.func @warpgroups_along_n_without_tma() {
+  tile.kernel (%bx) in (1) threads(256) {
+    %A = tile.alloc_shared : memref<64x64xf16, #tile.scope<shared>>
+    %B = tile.alloc_shared : memref<64x128xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<64x128xf32, #tile.scope<fragment>>
+    tile.gemm %A, %B, %C {policy = #tile.policy<full_col>} : memref<64x64xf16, #tile.scope<shared>>, memref<64x128xf16, #tile.scope<shared>>, memref<64x128xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
 //--- invalid.mlir
 
 // 16x8 is one atom: it cannot be split over 4 warps.
@@ -277,13 +329,13 @@ func.func @fp8_without_tma(%A: memref<64x64xf8E4M3FN>, %B: memref<64x64xf8E4M3FN
 
 // -----
 
-// Two warpgroups for 64 rows: no wgmma partition.
+// Six warps for 64 rows (not whole warpgroups): no wgmma partition.
 func.func @fp8_no_partition() {
-  tile.kernel (%bx) in (1) threads(256) {
+  tile.kernel (%bx) in (1) threads(192) {
     %As = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.scope<shared>>
     %Bs = tile.alloc_shared : memref<64x64xf8E4M3FN, #tile.scope<shared>>
     %Cf = tile.alloc_fragment : memref<64x64xf32, #tile.scope<fragment>>
-    // expected-error @below {{'tile.gemm' op has fp8 inputs, which run as wgmma on sm_90a only: the block needs one warpgroup (128 threads) per 64 rows of the 64x64 tile, N a multiple of 8 up to 256, K a multiple of 32 and an f32 accumulator}}
+    // expected-error @below {{'tile.gemm' op has fp8 inputs, which run as wgmma on sm_90a only: the block needs one warpgroup (128 threads) per 64 rows of the 64x64 tile (or a multiple of that: the warpgroups split N), N a multiple of 8 up to 256 a warpgroup, K a multiple of 32 and an f32 accumulator}}
     tile.gemm %As, %Bs, %Cf {transpose_b} : memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf8E4M3FN, #tile.scope<shared>>, memref<64x64xf32, #tile.scope<fragment>>
   }
   return

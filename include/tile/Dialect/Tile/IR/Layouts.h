@@ -44,7 +44,12 @@ std::optional<WarpPartition> getWarpPartition(int64_t m, int64_t n,
 /// warps for one block of 64 per warpgroup. std::nullopt unless the block
 /// has M / 16 or (whole warpgroups, N up to 128) M / 32 warps, N is a
 /// multiple of 8 up to 256, K a multiple of the instruction's K and A is
-/// f16, bf16 or fp8.
+/// f16, bf16 or fp8. A block of more warps than M / 16 (a multiple of it,
+/// whole warpgroups) splits N over gN = warps / (M / 16) warpgroups per 64
+/// rows (warpgroupsAlongN; DeepSeek MLA's 64-row tiles on 256 threads):
+/// each an m64n(N / gN) instruction on its column block, N / gN a multiple
+/// of 8 up to 256. TileLang's warp policies choose the same split for
+/// these blocks (M / 16 warps along M are the most a 64-row block takes).
 std::optional<WarpPartition> getWgmmaPartition(int64_t m, int64_t n,
                                                int64_t k, int64_t warps,
                                                Type aElt);
