@@ -664,9 +664,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       }
       if (vectorIf)
         rewriter.setInsertionPointAfter(vectorIf);
-      // wgmma reads a panel through the async proxy: the writes are made
-      // visible to it before the barrier.
-      if (dstScope == Scope::Shared && dstStorage->panelRows)
+      // wgmma reads such a panel through the async proxy: the writes are
+      // made visible to it before the barrier.
+      if (swizzled)
         NVVM::FenceProxyOp::create(
             rewriter, loc, NVVM::ProxyKind::async_shared,
             NVVM::SharedSpaceAttr::get(getContext(),
@@ -1232,6 +1232,16 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
     // wgmma reads the operands that the TMA pipeline stored as swizzled
     // panels (A possibly from registers).
     if (mma.getKind() == MmaKind::Wgmma) {
+      // A 2-d shared tile of one 128-byte row a panel, 128-byte swizzled
+      // (written from registers in a TMA pipeline) is one panel of its rows.
+      for (auto [storage, operand] : {std::pair(&*a, op.getA()),
+                                      std::pair(&*b, op.getB())}) {
+        MemRefType type = operand.getType();
+        if (storage->scope == Scope::Shared && !storage->panelRows &&
+            storage->swizzleChunks * 16 == 128 &&
+            type.getDimSize(1) * type.getElementTypeBitWidth() == 128 * 8)
+          storage->panelRows = type.getDimSize(0);
+      }
       if (!b->panelRows ||
           !(a->panelRows || (aInRegisters && mma.getRepeats() == 1)))
         return op.emitOpError()

@@ -442,7 +442,6 @@ void TmaPipelineBuilder::createRing() {
                               smemBase));
     auto panel = BindStorageOp::create(rewriter, loc, type, view);
     panel.setSwizzleChunksAttr(rewriter.getI64IntegerAttr(kPanelBytes / 16));
-    panel.setPanelRowsAttr(rewriter.getI64IntegerAttr(type.getDimSize(0)));
     rewriter.replaceAllUsesWith(buffer, panel.getResult());
   }
   ring = TmaRing{loop,          p.tma.loads,   region,
