@@ -14,6 +14,7 @@ Record runs in benchmark/RESULTS.md."""
 import argparse
 import os
 import pathlib
+import re
 import resource
 import statistics
 import subprocess
@@ -98,11 +99,10 @@ def breakdown(target):
             print(f"  {float(wall):7.3f} {float(cpu):7.3f}  {name}")
     print("the compiler library's timing report (wall s):")
     for line in run.stderr.splitlines():
-        fields = line.split()
         # "0.0968 (  7.8%)  TileLowerOps": the steps of 2 % or more, and Total.
-        if len(fields) >= 4 and fields[1] == "(" and fields[2].endswith("%)"):
-            if float(fields[2][:-2]) >= 2.0 or fields[3] == "Total":
-                print("  " + line.strip())
+        step = re.match(r"\s*[\d.]+ \(\s*([\d.]+)%\)\s+(.*)", line)
+        if step and (float(step[1]) >= 2.0 or step[2] == "Total"):
+            print("  " + line.strip())
 
 
 def measure(code, runs):
