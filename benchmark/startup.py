@@ -128,7 +128,8 @@ def main():
     print(f"first compile of the seed GEMM 1024^3 ({args.target}): {wall:.3f} s wall, "
           f"{cpu:.3f} s CPU with ptxas (median of {args.runs})")
     if sys.flags.dont_write_bytecode:
-        print("(PYTHONDONTWRITEBYTECODE is set: modules are compiled from source at each import)")
+        print("(PYTHONDONTWRITEBYTECODE is set: modules without bytecode in __pycache__ are "
+              "compiled from source at each import)")
     breakdown(args.target)
 
 
