@@ -153,6 +153,12 @@ class FakeTorchTensor:
     def is_contiguous(self):
         return self._contiguous
 
+    requires_grad = False
+    is_leaf = True
+
+    def is_inference(self):
+        return False
+
 
 @pytest.fixture
 def fake_torch(monkeypatch):

@@ -377,8 +377,11 @@ class Driver:
     # Launches.
 
     def launch_kernel(self, func, grid, block, shared_bytes, stream, params):
-        self._call("cuLaunchKernel", func, *grid, *block, shared_bytes, stream or None, params,
-                   None)
+        # The hot call: the bound function and the check spelled out.
+        rc = self._fn("cuLaunchKernel")(func, grid[0], grid[1], grid[2], block[0], block[1],
+                                        block[2], shared_bytes, stream or None, params, None)
+        if rc != CUDA_SUCCESS:
+            self.check("cuLaunchKernel", rc)
 
     def launch_kernel_ex(self, config, func, params):
         self._call("cuLaunchKernelEx", ctypes.byref(config), func, params, None)
@@ -903,6 +906,10 @@ def _dtype_name_of(t):
     return str(getattr(obj, "dtype", "?"))
 
 
+# Scalar types of arguments the launch cache takes (by value in its key).
+_FAST_SCALARS = frozenset((int, float, bool))
+
+
 # --- Kernels ------------------------------------------------------------------------------
 
 class CudaKernel:
@@ -960,6 +967,7 @@ class CudaKernel:
         self._functions = {}        # context handle -> CUfunction
         self._lock = threading.Lock()
         self._fast = {}             # see launch()
+        self._written = tuple(p.get("written") is True for p in self.params)
 
     def _compile_arg(self, i, a, where):
         kind = a.get("kind")
@@ -1129,6 +1137,11 @@ class CudaKernel:
         if stream is None:
             torch = sys.modules.get("torch")
             if torch is not None:
+                # The raw handle, without building a torch.cuda.Stream (a
+                # few microseconds a launch); older torch lacks it.
+                raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+                if raw is not None:
+                    return raw(device)
                 return int(torch.cuda.current_stream(device).cuda_stream)
             return 0
         if isinstance(stream, int):
@@ -1203,15 +1216,22 @@ class CudaKernel:
             drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
 
     def _fast_key(self, args, stream):
+        """The launch cache's key for these arguments, or None where they
+        cannot be cached: not torch tensors and Python scalars, an
+        explicit stream, or a tensor the kernel writes that torch would
+        not let it (left to the checked path, which refuses it)."""
         torch = sys.modules.get("torch")
         if torch is None or stream is not None or len(args) != len(self.params):
             return None
+        tensor = torch.Tensor
         key = []
-        for a in args:
-            if isinstance(a, torch.Tensor):
-                key.append((a.data_ptr(), tuple(a.shape), tuple(a.stride()), a.dtype,
-                            a.get_device(), a.is_contiguous()))
-            elif type(a) in (int, float, bool):
+        for a, written in zip(args, self._written):
+            if isinstance(a, tensor):
+                if written and (a.requires_grad or a.is_inference()) and torch_read_only(a):
+                    return None
+                # is_contiguous() follows from the shape and the strides.
+                key.append((a.data_ptr(), a.shape, a.stride(), a.dtype, a.get_device()))
+            elif type(a) in _FAST_SCALARS:
                 key.append((type(a), a))
             else:
                 return None
