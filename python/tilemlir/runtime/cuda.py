@@ -219,6 +219,7 @@ class Driver:
         self._lock = threading.Lock()
         self._initialized = False
         self._primary = {}
+        self._devices = {}
 
     def _fn(self, name):
         fn = self._fns.get(name)
@@ -271,9 +272,13 @@ class Driver:
         return v.value
 
     def device_get(self, ordinal):
-        dev = ctypes.c_int()
-        self._call("cuDeviceGet", ctypes.byref(dev), ordinal, what=f"cuDeviceGet({ordinal})")
-        return dev.value
+        # An ordinal's CUdevice does not change in a process: asked once.
+        dev = self._devices.get(ordinal)
+        if dev is None:
+            h = ctypes.c_int()
+            self._call("cuDeviceGet", ctypes.byref(h), ordinal, what=f"cuDeviceGet({ordinal})")
+            dev = self._devices[ordinal] = h.value
+        return dev
 
     def primary_context(self, ordinal):
         """The retained primary context of a device (retained once, kept)."""
@@ -943,6 +948,13 @@ class CudaKernel:
             if p["kind"] == "tensor":
                 dyn.update(dynamic_names(p["shape"]))
         self.dynamic_dims = frozenset(dyn)
+        # What _collect checks, by parameter: (name, scalar?, dtype, shape,
+        # the shape as a tuple where it is static, else None).
+        self._checks = tuple(
+            (p["name"], p["kind"] == "scalar", d, p.get("shape"),
+             tuple(p["shape"]) if p["kind"] == "tensor" and
+             all(isinstance(x, int) for x in p["shape"]) else None)
+            for p, d in zip(self.params, self._dtypes))
         self._args = [self._compile_arg(i, a, where) for i, a in enumerate(meta["kernel_args"])]
 
         grid = meta["grid"]
@@ -1035,19 +1047,19 @@ class CudaKernel:
         dims = {}
         values = []
         device = None
-        for p, d, a in zip(self.params, self._dtypes, args):
-            name = p["name"]
+        for (name, scalar, d, shape, static), a in zip(self._checks, args):
             if a is None:
                 values.append(None)
                 continue
-            if p["kind"] == "scalar":
+            if scalar:
                 values.append(_check_scalar(name, d, a))
                 continue
             t = _as_tensor(name, a)
             if t.dtype is not d:
                 raise TypeError(f"argument '{name}' must have dtype {d.name}, got "
                                 f"{_dtype_name_of(t)}")
-            check_shape(name, p["shape"], t.shape, dims)
+            if static is None or t.shape != static:
+                check_shape(name, shape, t.shape, dims)   # binds dynamic sizes, or says why not
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")
             if t.device is not None:
