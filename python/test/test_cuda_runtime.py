@@ -423,6 +423,13 @@ def test_stub_libcuda_symbols_and_errors():
         drv._fn(name)
     with pytest.raises(RuntimeError, match=r"^cuInit failed: CUDA_ERROR_STUB_LIBRARY \(34\)"):
         drv.init()
+    # The hot calls, which check their result inline, still fail loudly.
+    with pytest.raises(RuntimeError, match=r"^cuCtxGetCurrent failed: CUDA_ERROR_STUB_LIBRARY"):
+        drv.ctx_get_current()
+    with pytest.raises(RuntimeError, match=r"^cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY"):
+        drv.launch_kernel(0, (1, 1, 1), (1, 1, 1), 0, 0, (ctypes.c_void_p * 1)())
+    with pytest.raises(RuntimeError, match=r"^cuDeviceGet\(0\) failed: CUDA_ERROR_STUB"):
+        drv.device_get(0)
 
 
 def test_driver_error_text_uses_cuGetErrorName():

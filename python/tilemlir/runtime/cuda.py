@@ -292,8 +292,12 @@ class Driver:
             return ctx
 
     def ctx_get_current(self):
+        # Asked on every launch (the launch cache's check): the call and its
+        # check spelled out.
         h = ctypes.c_void_p()
-        self._call("cuCtxGetCurrent", ctypes.byref(h))
+        rc = self._fn("cuCtxGetCurrent")(ctypes.byref(h))
+        if rc != CUDA_SUCCESS:
+            self.check("cuCtxGetCurrent", rc)
         return h.value or 0
 
     def ctx_set_current(self, ctx):
