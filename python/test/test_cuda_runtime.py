@@ -153,6 +153,12 @@ class FakeTorchTensor:
     def is_contiguous(self):
         return self._contiguous
 
+    requires_grad = False
+    is_leaf = True
+
+    def is_inference(self):
+        return False
+
 
 @pytest.fixture
 def fake_torch(monkeypatch):
@@ -417,6 +423,13 @@ def test_stub_libcuda_symbols_and_errors():
         drv._fn(name)
     with pytest.raises(RuntimeError, match=r"^cuInit failed: CUDA_ERROR_STUB_LIBRARY \(34\)"):
         drv.init()
+    # The hot calls, which check their result inline, still fail loudly.
+    with pytest.raises(RuntimeError, match=r"^cuCtxGetCurrent failed: CUDA_ERROR_STUB_LIBRARY"):
+        drv.ctx_get_current()
+    with pytest.raises(RuntimeError, match=r"^cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY"):
+        drv.launch_kernel(0, (1, 1, 1), (1, 1, 1), 0, 0, (ctypes.c_void_p * 1)())
+    with pytest.raises(RuntimeError, match=r"^cuDeviceGet\(0\) failed: CUDA_ERROR_STUB"):
+        drv.device_get(0)
 
 
 def test_driver_error_text_uses_cuGetErrorName():
@@ -1032,3 +1045,118 @@ def test_compute_capability_reads_both_attributes(monkeypatch):
     assert drv.device_compute_capability(3) == (9, 0)
     assert drv.device_arch(3) == "sm_90"
     assert asked[:2] == [(75, 3), (76, 3)]
+
+
+# --- The per-call path ---------------------------------------------------------------------
+
+def test_launch_cache_still_refuses_an_output_torch_would_not_write(tmp_path, fake_torch):
+    # A cached launch must not skip the read-only check: the tensor is the
+    # same object (same pointer, shape, strides) but now a leaf that
+    # requires grad, or an inference tensor outside inference mode.
+    k = written_b_bundle(tmp_path)
+    fake_torch.is_grad_enabled = lambda: True
+    fake_torch.is_inference_mode_enabled = lambda: False
+    a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+    b = FakeTorchTensor((4, 300), "float32", ptr=0x7f0000200000)
+    k(a, b, 1.5, 7)
+    k(a, b, 1.5, 7)
+    b.requires_grad = True
+    with pytest.raises(ValueError, match="'B' is read-only .*requires grad"):
+        k(a, b, 1.5, 7)
+    fake_torch.is_grad_enabled = lambda: False      # torch.no_grad(): writing it is fine
+    k(a, b, 1.5, 7)
+    fake_torch.is_grad_enabled = lambda: True
+    b.requires_grad = False
+    b.is_inference = lambda: True
+    with pytest.raises(ValueError, match="'B' is read-only .*inference tensor"):
+        k(a, b, 1.5, 7)
+    # A read-only input the kernel does not write is fine, cached or not.
+    a.requires_grad = True
+    b.is_inference = lambda: False
+    k(a, b, 1.5, 7)
+    k(a, b, 1.5, 7)
+    assert len(k.driver.launches) == 5
+
+
+def test_launch_takes_torchs_raw_current_stream(tmp_path, fake_torch):
+    # torch._C._cuda_getCurrentRawStream(device) gives the handle without
+    # building a torch.cuda.Stream; the runtime uses it where torch has it.
+    raw = []
+    fake_torch._C = types.SimpleNamespace(
+        _cuda_getCurrentRawStream=lambda device: raw.append(device) or 0xABC)
+    d, meta = make_bundle(tmp_path)
+    drv = FakeDriver()
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+    b = FakeTorchTensor((4, 300), "float32", ptr=0x7f0000200000)
+    k(a, b, 1.5, 7)      # checked
+    k(a, b, 1.5, 7)      # cached
+    assert [launch["stream"] for launch in drv.launches] == [0xABC, 0xABC]
+    assert raw == [0, 0] and fake_torch.streams == []
+
+
+def jit_add(tmp_path, shape_c=("M", 64)):
+    """A JITKernel (C = f(A, B), out_idx=[2]) over a hand-written bundle."""
+    from tilemlir.jit import JITKernel
+    d, meta = make_bundle(
+        tmp_path,
+        params=[{"name": "A", "kind": "tensor", "dtype": "float16", "shape": ["M", 64]},
+                {"name": "B", "kind": "tensor", "dtype": "float16", "shape": [{"var": "M",
+                                                                             "mul": 2, "add": 0},
+                                                                            64]},
+                {"name": "C", "kind": "tensor", "dtype": "float32", "shape": list(shape_c),
+                 "written": True}],
+        kernel_args=[{"kind": "ptr", "param": 0}, {"kind": "ptr", "param": 1},
+                     {"kind": "ptr", "param": 2}, {"kind": "dim", "param": 0, "dim": 0}],
+        grid=["M"])
+    return JITKernel(None, [2], "cuda:sm_90a", None, d)
+
+
+def test_jit_call_path_reuses_its_plan(tmp_path, fake_torch, monkeypatch):
+    drv = FakeDriver(param_sizes=[8, 8, 8, 8])
+    old = cuda.set_driver(drv)
+    try:
+        made = []
+
+        def empty(shape, dtype=None, device=None):
+            made.append((tuple(shape), dtype, device))
+            return FakeTorchTensor(shape, "float32", ptr=0x7f0000900000)
+        fake_torch.empty = empty
+        fake_torch.float32 = "torch.float32"
+        k = jit_add(tmp_path)
+        a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+        b = FakeTorchTensor((8, 64), "float16", ptr=0x7f0000200000)
+        k(a, b)
+        # After the first call the output's torch dtype is known: calls do
+        # not look dtypes up again.
+        import tilemlir.language.dtypes as dtypes
+
+        def no_lookup(*_):
+            raise AssertionError("dtype looked up again")
+        monkeypatch.setattr(dtypes, "as_dtype", no_lookup)
+        c = k(a, b)
+        assert c.shape == (4, 64)
+        assert made == [((4, 64), "torch.float32", a.device)] * 2
+        assert [launch["grid"] for launch in drv.launches] == [(4, 1, 1)] * 2
+        # Errors still fire: input count, shapes (checked by the runtime),
+        # dynamic sizes that disagree.
+        with pytest.raises(TypeError, match=r"kernel takes 2 inputs \(A, B\), got 1"):
+            k(a)
+        with pytest.raises(ValueError, match="'A' must have shape"):
+            k(FakeTorchTensor((4, 63), "float16", ptr=0x7f0000000000), b)
+        with pytest.raises(ValueError, match="'B' has a dimension of size 7"):
+            k(a, FakeTorchTensor((7, 64), "float16", ptr=0x7f0000200000))
+        with pytest.raises(ValueError, match="dynamic dimension 'M' is 4 elsewhere"):
+            k(a, FakeTorchTensor((10, 64), "float16", ptr=0x7f0000200000))
+        with pytest.raises(TypeError, match="must have dtype float16"):
+            k(FakeTorchTensor((4, 64), "float32", ptr=0x7f0000000000), b)
+    finally:
+        cuda.set_driver(old)
+
+
+def test_jit_output_size_not_fixed_by_inputs(tmp_path, fake_torch):
+    k = jit_add(tmp_path, shape_c=("K", 64))
+    a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+    b = FakeTorchTensor((8, 64), "float16", ptr=0x7f0000200000)
+    with pytest.raises(ValueError, match="the size 'K' of output 'C' is not fixed by any input"):
+        k(a, b)

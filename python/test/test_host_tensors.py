@@ -190,3 +190,29 @@ def test_numpy_bfloat16_still_taken():
     kernel = tilemlir.compile(copy, out_idx=[-1], target="cpu")
     a = np.arange(8, dtype=np.float32).reshape(2, 4).astype(ml_dtypes.bfloat16)
     np.testing.assert_array_equal(kernel(a), a)
+
+
+def test_cpu_call_reads_each_tensor_once(add_kernel, monkeypatch):
+    # The runtime checks the arguments and launches from the same reading
+    # of each tensor (it used to read every tensor twice a call).
+    from tilemlir.runtime import cpu
+    seen = []
+    real = cpu._host_tensor
+
+    def counting(name, a):
+        seen.append(name)
+        return real(name, a)
+    monkeypatch.setattr(cpu, "_host_tensor", counting)
+    a = np.arange(32, dtype=np.float32).reshape(4, 8)
+    c = add_kernel(a, a)
+    np.testing.assert_array_equal(c, 2 * a)
+    assert sorted(seen) == ["A", "B", "C"]
+    # The checks still fire.
+    with pytest.raises(ValueError, match="'A' must have shape"):
+        add_kernel(np.zeros((4, 7), np.float32), a)
+    # launch() alone (arguments checked elsewhere) reads them itself.
+    seen.clear()
+    out = np.zeros((4, 8), np.float32)
+    add_kernel.runtime.launch([a, a, out])
+    np.testing.assert_array_equal(out, 2 * a)
+    assert sorted(seen) == ["A", "B", "C"]

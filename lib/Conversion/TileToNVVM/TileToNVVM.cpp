@@ -2661,10 +2661,14 @@ LogicalResult mlir::tile::planScratchForNVVM(RewriterBase &rewriter,
   int64_t plannedEnd = -1;
   for (PlannedView &v : sharedViews) {
     if (v.bound->use_empty()) {
+      // Hand-written IR may bind one view (or offset) more than once: each
+      // goes with its last user.
       Value base = v.view.getSource();
       rewriter.eraseOp(v.bound);
-      rewriter.eraseOp(v.view);
-      rewriter.eraseOp(v.offset);
+      if (v.view->use_empty())
+        rewriter.eraseOp(v.view);
+      if (v.offset->use_empty())
+        rewriter.eraseOp(v.offset);
       if (base.use_empty())
         rewriter.eraseOp(base.getDefiningOp());
       v.bound = BindStorageOp();

@@ -3,6 +3,7 @@
 import functools
 import re
 import pathlib
+import sys
 import tempfile
 
 import numpy as np
@@ -135,61 +136,111 @@ class JITKernel:
         # T.alloc_global tensors come last; the call allocates them.
         self.program_params = [p for p in self.params if not p.get("workspace")]
         self.out_idx = output_indices(out_idx, self.program_params)
+        self._plan_calls()
+
+    def _plan_calls(self):
+        """What every call needs that does not depend on its arguments,
+        worked out once: where the inputs go, which of their dimensions
+        are dynamic, and each output's shape (a tuple where it is static).
+        Torch dtypes are looked up on first use (torch may not be
+        imported yet)."""
+        outs = set(self.out_idx)
+        n = len(self.program_params)
+        self._n_inputs = n - len(self.out_idx)
+        self._input_slots = tuple(i for i in range(n) if i not in outs)
+        self._input_names = ", ".join(p["name"] for p in self.input_params)
+        # (slot, name, [(dim, entry)]) for inputs with dynamic dimensions.
+        self._dynamic_inputs = []
+        for i in self._input_slots:
+            p = self.params[i]
+            if p["kind"] == "tensor":
+                entries = [(k, d) for k, d in enumerate(p["shape"]) if not isinstance(d, int)]
+                if entries:
+                    self._dynamic_inputs.append((i, p["name"], entries))
+        # [slot, param, static shape or None, torch dtype (filled on first use)]
+        self._outputs = [[i, self.params[i], _static_shape(self.params[i]["shape"]), None]
+                         for i in self.out_idx]
+        self._workspaces = [[None, p, tuple(p["shape"]), None] for p in self.params[n:]]
+        self._template = [None] * n
 
     @property
     def input_params(self):
         return [p for i, p in enumerate(self.program_params) if i not in self.out_idx]
 
     def __call__(self, *inputs):
-        expected = len(self.program_params) - len(self.out_idx)
-        if len(inputs) != expected:
-            names = ", ".join(p["name"] for p in self.input_params)
-            raise TypeError(f"kernel takes {expected} inputs ({names}), got {len(inputs)}")
-        it = iter(inputs)
-        args = [None if i in self.out_idx else next(it)
-                for i in range(len(self.program_params))]
-        # Sizes of the dynamic dimensions, for the outputs; the runtime
-        # checks every argument (outputs included) once, when it launches.
-        dims = {}
-        for p, a in zip(self.params, args):
-            if a is not None and p["kind"] == "tensor" and hasattr(a, "shape"):
-                for want, got in zip(p["shape"], a.shape):
-                    if isinstance(want, dict):
-                        bind_dim_expr(want, int(got), dims, p["name"])
-                    elif not isinstance(want, int):
-                        dims.setdefault(want, int(got))
+        if len(inputs) != self._n_inputs:
+            raise TypeError(f"kernel takes {self._n_inputs} inputs ({self._input_names}), got "
+                            f"{len(inputs)}")
+        args = self._template.copy()
+        for i, a in zip(self._input_slots, inputs):
+            args[i] = a
+        if not self._outputs and not self._workspaces:
+            self.runtime(*args)
+            return None
+        # The tensor type of the outputs (and their device): the first
+        # torch tensor among the inputs decides.
+        torch = sys.modules.get("torch")
+        like = None
+        if torch is not None:
+            for a in inputs:
+                if isinstance(a, torch.Tensor):
+                    like = a
+                    break
         outputs = []
-        for i in self.out_idx:
-            p = self.params[i]
-            shape = []
-            for d in p["shape"]:
-                size = dim_value(d, dims)
-                if size is None:
-                    raise ValueError(f"the size '{dim_text(d)}' of output '{p['name']}' is not "
-                                     "fixed by any input")
-                shape.append(size)
-            out = self._allocate(shape, p, args)
-            args[i] = out
-            outputs.append(out)
-        for p in self.params[len(self.program_params):]:
-            args.append(self._allocate(p["shape"], p, args))
+        if self._outputs:
+            dims = self._dims(args) if self._dynamic_inputs else None
+            for out in self._outputs:
+                shape = out[2] if out[2] is not None else self._output_shape(out[1], dims)
+                args[out[0]] = t = self._allocate(out, shape, like)
+                outputs.append(t)
+        for w in self._workspaces:
+            args.append(self._allocate(w, w[2], like))
         self.runtime(*args)
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else outputs
 
-    def _allocate(self, shape, param, args):
+    def _dims(self, args):
+        """Sizes of the dynamic dimensions, for the outputs; the runtime
+        checks every argument (outputs included) once, when it launches."""
+        dims = {}
+        for i, name, entries in self._dynamic_inputs:
+            shape = getattr(args[i], "shape", None)
+            if shape is None:
+                continue
+            for k, want in entries:
+                if k >= len(shape):
+                    break
+                if isinstance(want, dict):
+                    bind_dim_expr(want, int(shape[k]), dims, name)
+                else:
+                    dims.setdefault(want, int(shape[k]))
+        return dims
+
+    @staticmethod
+    def _output_shape(param, dims):
+        shape = []
+        for d in param["shape"]:
+            size = dim_value(d, dims or {})
+            if size is None:
+                raise ValueError(f"the size '{dim_text(d)}' of output '{param['name']}' is not "
+                                 "fixed by any input")
+            shape.append(size)
+        return tuple(shape)
+
+    def _allocate(self, out, shape, like):
         """An output: on the cpu target a numpy array, or a CPU torch tensor
-        where the inputs are torch tensors; on CUDA a torch tensor."""
-        import sys
-        torch = sys.modules.get("torch")
-        given = [a for a in args if torch is not None and isinstance(a, torch.Tensor)]
-        if self.target == "cpu" and not given:
-            return np.empty(shape, dtype=_np_dtype(param))
+        where the inputs are torch tensors; on CUDA a torch tensor, on the
+        device of the first torch input (else the current one). `out` is a
+        plan entry of _plan_calls, which caches the torch dtype."""
+        if like is None and self.target == "cpu":
+            return np.empty(shape, dtype=_np_dtype(out[1]))
+        dtype = out[3]
+        if dtype is None:
+            from ..language.dtypes import as_dtype
+            dtype = out[3] = as_dtype(out[1]["dtype"]).as_torch()
         import torch
-        from ..language.dtypes import as_dtype
-        device = given[0].device if given else "cuda"
-        return torch.empty(shape, dtype=as_dtype(param["dtype"]).as_torch(), device=device)
+        return torch.empty(shape, dtype=dtype, device="cuda" if like is None else like.device)
 
     def get_kernel_source(self):
         """The final code: PTX for CUDA targets, LLVM IR for the CPU."""
@@ -246,6 +297,11 @@ def output_indices(out_idx, params):
                                    f"({seen[i % n]} and {i})")
         seen[i % n] = i
     return sorted(seen)
+
+
+def _static_shape(shape):
+    """A shape as a tuple of ints, or None where it has dynamic entries."""
+    return tuple(shape) if all(isinstance(d, int) for d in shape) else None
 
 
 def _np_dtype(param):

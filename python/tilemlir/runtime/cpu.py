@@ -96,11 +96,16 @@ class CpuKernel:
     def check_args(self, args):
         """Checks ranks, sizes, dtypes and layout of the arguments (None
         entries are skipped); returns the dynamic dimensions by name."""
+        return self._collect(args)[0]
+
+    def _collect(self, args):
+        """check_args's work; returns (dims, [_HostTensor or None] by
+        parameter), so that a call reads each tensor once."""
         if len(args) != len(self.params):
             raise TypeError(f"kernel '{self.meta['entry']}' takes {len(self.params)} arguments "
                             f"({', '.join(p['name'] for p in self.params)}), got {len(args)}")
-        dims, tensors = {}, {}
-        for p, a in zip(self.params, args):
+        dims, tensors = {}, [None] * len(self.params)
+        for i, (p, a) in enumerate(zip(self.params, args)):
             name = p["name"]
             if a is None:
                 continue
@@ -129,17 +134,20 @@ class CpuKernel:
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
                                  "(use np.ascontiguousarray, or .contiguous() on a torch tensor)")
-            tensors[name] = t
-        check_written(self.params, [tensors[p["name"]].span() if p["name"] in tensors else None
-                                    for p in self.params])
-        return dims
+            tensors[i] = t
+        check_written(self.params, [t.span() if t is not None else None for t in tensors])
+        return dims, tensors
 
     def __call__(self, *args):
-        self.check_args(args)
-        self.launch(args)
+        self._run(args, self._collect(args)[1])
 
     def launch(self, args):
         """Runs the kernel on checked arguments."""
+        self._run(args, [None] * len(self.params))
+
+    def _run(self, args, tensors):
+        """Runs the kernel; `tensors` holds the _HostTensor of the tensor
+        arguments that _collect read (None: read here)."""
         keep = []
         ptrs = []
 
@@ -147,7 +155,7 @@ class CpuKernel:
             keep.append(obj)
             ptrs.append(ctypes.cast(ctypes.pointer(obj), ctypes.c_void_p))
 
-        for p, a in zip(self.params, args):
+        for p, a, t in zip(self.params, args, tensors):
             if p["kind"] == "scalar":
                 dt = as_dtype(p["dtype"])
                 ctype = {"f32": ctypes.c_float, "f64": ctypes.c_double, "i32": ctypes.c_int32,
@@ -156,7 +164,8 @@ class CpuKernel:
                     raise TypeError(f"scalar parameters of type {dt.name} are not supported")
                 push(ctype(a))
                 continue
-            t = _host_tensor(p["name"], a)
+            if t is None:
+                t = _host_tensor(p["name"], a)
             push(ctypes.c_void_p(t.ptr))
             push(ctypes.c_void_p(t.ptr))
             push(ctypes.c_int64(0))

@@ -219,6 +219,7 @@ class Driver:
         self._lock = threading.Lock()
         self._initialized = False
         self._primary = {}
+        self._devices = {}
 
     def _fn(self, name):
         fn = self._fns.get(name)
@@ -271,9 +272,13 @@ class Driver:
         return v.value
 
     def device_get(self, ordinal):
-        dev = ctypes.c_int()
-        self._call("cuDeviceGet", ctypes.byref(dev), ordinal, what=f"cuDeviceGet({ordinal})")
-        return dev.value
+        # An ordinal's CUdevice does not change in a process: asked once.
+        dev = self._devices.get(ordinal)
+        if dev is None:
+            h = ctypes.c_int()
+            self._call("cuDeviceGet", ctypes.byref(h), ordinal, what=f"cuDeviceGet({ordinal})")
+            dev = self._devices[ordinal] = h.value
+        return dev
 
     def primary_context(self, ordinal):
         """The retained primary context of a device (retained once, kept)."""
@@ -287,8 +292,12 @@ class Driver:
             return ctx
 
     def ctx_get_current(self):
+        # Asked on every launch (the launch cache's check): the call and its
+        # check spelled out.
         h = ctypes.c_void_p()
-        self._call("cuCtxGetCurrent", ctypes.byref(h))
+        rc = self._fn("cuCtxGetCurrent")(ctypes.byref(h))
+        if rc != CUDA_SUCCESS:
+            self.check("cuCtxGetCurrent", rc)
         return h.value or 0
 
     def ctx_set_current(self, ctx):
@@ -377,8 +386,11 @@ class Driver:
     # Launches.
 
     def launch_kernel(self, func, grid, block, shared_bytes, stream, params):
-        self._call("cuLaunchKernel", func, *grid, *block, shared_bytes, stream or None, params,
-                   None)
+        # The hot call: the bound function and the check spelled out.
+        rc = self._fn("cuLaunchKernel")(func, grid[0], grid[1], grid[2], block[0], block[1],
+                                        block[2], shared_bytes, stream or None, params, None)
+        if rc != CUDA_SUCCESS:
+            self.check("cuLaunchKernel", rc)
 
     def launch_kernel_ex(self, config, func, params):
         self._call("cuLaunchKernelEx", ctypes.byref(config), func, params, None)
@@ -903,6 +915,10 @@ def _dtype_name_of(t):
     return str(getattr(obj, "dtype", "?"))
 
 
+# Scalar types of arguments the launch cache takes (by value in its key).
+_FAST_SCALARS = frozenset((int, float, bool))
+
+
 # --- Kernels ------------------------------------------------------------------------------
 
 class CudaKernel:
@@ -936,6 +952,13 @@ class CudaKernel:
             if p["kind"] == "tensor":
                 dyn.update(dynamic_names(p["shape"]))
         self.dynamic_dims = frozenset(dyn)
+        # What _collect checks, by parameter: (name, scalar?, dtype, shape,
+        # the shape as a tuple where it is static, else None).
+        self._checks = tuple(
+            (p["name"], p["kind"] == "scalar", d, p.get("shape"),
+             tuple(p["shape"]) if p["kind"] == "tensor" and
+             all(isinstance(x, int) for x in p["shape"]) else None)
+            for p, d in zip(self.params, self._dtypes))
         self._args = [self._compile_arg(i, a, where) for i, a in enumerate(meta["kernel_args"])]
 
         grid = meta["grid"]
@@ -960,6 +983,7 @@ class CudaKernel:
         self._functions = {}        # context handle -> CUfunction
         self._lock = threading.Lock()
         self._fast = {}             # see launch()
+        self._written = tuple(p.get("written") is True for p in self.params)
 
     def _compile_arg(self, i, a, where):
         kind = a.get("kind")
@@ -1027,19 +1051,19 @@ class CudaKernel:
         dims = {}
         values = []
         device = None
-        for p, d, a in zip(self.params, self._dtypes, args):
-            name = p["name"]
+        for (name, scalar, d, shape, static), a in zip(self._checks, args):
             if a is None:
                 values.append(None)
                 continue
-            if p["kind"] == "scalar":
+            if scalar:
                 values.append(_check_scalar(name, d, a))
                 continue
             t = _as_tensor(name, a)
             if t.dtype is not d:
                 raise TypeError(f"argument '{name}' must have dtype {d.name}, got "
                                 f"{_dtype_name_of(t)}")
-            check_shape(name, p["shape"], t.shape, dims)
+            if static is None or t.shape != static:
+                check_shape(name, shape, t.shape, dims)   # binds dynamic sizes, or says why not
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")
             if t.device is not None:
@@ -1129,6 +1153,11 @@ class CudaKernel:
         if stream is None:
             torch = sys.modules.get("torch")
             if torch is not None:
+                # The raw handle, without building a torch.cuda.Stream (a
+                # few microseconds a launch); older torch lacks it.
+                raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+                if raw is not None:
+                    return raw(device)
                 return int(torch.cuda.current_stream(device).cuda_stream)
             return 0
         if isinstance(stream, int):
@@ -1203,15 +1232,22 @@ class CudaKernel:
             drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
 
     def _fast_key(self, args, stream):
+        """The launch cache's key for these arguments, or None where they
+        cannot be cached: not torch tensors and Python scalars, an
+        explicit stream, or a tensor the kernel writes that torch would
+        not let it (left to the checked path, which refuses it)."""
         torch = sys.modules.get("torch")
         if torch is None or stream is not None or len(args) != len(self.params):
             return None
+        tensor = torch.Tensor
         key = []
-        for a in args:
-            if isinstance(a, torch.Tensor):
-                key.append((a.data_ptr(), tuple(a.shape), tuple(a.stride()), a.dtype,
-                            a.get_device(), a.is_contiguous()))
-            elif type(a) in (int, float, bool):
+        for a, written in zip(args, self._written):
+            if isinstance(a, tensor):
+                if written and (a.requires_grad or a.is_inference()) and torch_read_only(a):
+                    return None
+                # is_contiguous() follows from the shape and the strides.
+                key.append((a.data_ptr(), a.shape, a.stride(), a.dtype, a.get_device()))
+            elif type(a) in _FAST_SCALARS:
                 key.append((type(a), a))
             else:
                 return None

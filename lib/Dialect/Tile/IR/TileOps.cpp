@@ -1089,8 +1089,11 @@ LogicalResult ViewOp::verify() {
                          << " bytes of " << src << " as the "
                          << getBufferBytes(dst) << " bytes of " << dst
                          << ": both must hold the same bytes";
+  // After tile-place-buffers a shared buffer is the tile.bind_storage of
+  // its placed bytes.
   if (!getSource().getDefiningOp<AllocSharedOp>() &&
-      !getSource().getDefiningOp<ViewOp>())
+      !getSource().getDefiningOp<ViewOp>() &&
+      !getSource().getDefiningOp<BindStorageOp>())
     return emitOpError() << "views a tile.alloc_shared buffer or a view of "
                             "one";
   return success();
