@@ -460,6 +460,40 @@ Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
   return ok;
 }
 
+/// The `run` elements of a vector load of global memory at `idx`, aligned
+/// to its size. A load of narrow elements (f16, bf16, i8) each extracted
+/// would be split into one load an element by LLVM (vector-combine's
+/// load-extract scalarization); read as 32-bit words, each bitcast back
+/// into its elements, it stays one ld.v4.b32 (or v2 / b32).
+SmallVector<Value> loadGlobalRun(OpBuilder &b, Location loc, Value buffer,
+                                 ValueRange idx, Type elt, int64_t run) {
+  int64_t eltBits = elt.getIntOrFloatBitWidth(), bits = run * eltBits;
+  Value vec = vector::LoadOp::create(b, loc, VectorType::get({run}, elt),
+                                     buffer, idx, /*nontemporal=*/false,
+                                     llvm::Align(bits / 8));
+  SmallVector<Value> elements;
+  if (eltBits >= 32 || bits % 32 != 0) {
+    for (int64_t k = 0; k < run; ++k)
+      elements.push_back(
+          vector::ExtractOp::create(b, loc, vec, ArrayRef<int64_t>{k}));
+    return elements;
+  }
+  int64_t perWord = 32 / eltBits;
+  Value words = vector::BitCastOp::create(
+      b, loc, VectorType::get({bits / 32}, b.getI32Type()), vec);
+  for (int64_t w = 0; w < bits / 32; ++w) {
+    Value word = vector::ExtractOp::create(b, loc, words, ArrayRef<int64_t>{w});
+    Value parts = vector::BitCastOp::create(
+        b, loc, VectorType::get({perWord}, elt),
+        vector::BroadcastOp::create(b, loc, VectorType::get({1}, b.getI32Type()),
+                                    word));
+    for (int64_t k = 0; k < perWord; ++k)
+      elements.push_back(
+          vector::ExtractOp::create(b, loc, parts, ArrayRef<int64_t>{k}));
+  }
+  return elements;
+}
+
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
                         ArrayRef<Value> idx, Value value) {
   buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {
@@ -728,6 +762,13 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         SmallVector<Value> fragIdx = indicesOfRegister(tb, loc, layout, tid, r);
         SmallVector<Value> idx =
             src.indices(tb, loc, tileIndicesOf(fragIdx, layout.getShape()));
+        if (srcElt == dstElt) {
+          for (auto [k, e] : llvm::enumerate(
+                   loadGlobalRun(tb, loc, src.buffer, idx, srcElt, run)))
+            memref::StoreOp::create(tb, loc, e, dstBuffer,
+                                    ValueRange{indexConst(tb, loc, r + k)});
+          continue;
+        }
         Value v = vector::LoadOp::create(
             tb, loc, VectorType::get({run}, srcElt), src.buffer, idx,
             /*nontemporal=*/false,

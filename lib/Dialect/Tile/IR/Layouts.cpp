@@ -149,10 +149,39 @@ FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
       /*replicate=*/4 * wn, AffineMap::get(2, 0, {row}, ctx));
 }
 
+/// The row-split layout whose rows each span `lanes` > 32 threads (whole
+/// warps): threads / lanes rows side by side, row i on the threads of slot
+/// i mod (threads / lanes), in register block i floordiv (threads / lanes).
+static FragmentLayoutAttr getWideRowSplitLayout(MLIRContext *ctx, int64_t m,
+                                                int64_t n, int64_t threads,
+                                                int64_t lanes, int64_t vec) {
+  if (lanes % 32 != 0 || threads % lanes != 0 || vec < 1)
+    return nullptr;
+  int64_t slots = threads / lanes; // rows held side by side
+  if (m % slots != 0 || n % (lanes * vec) != 0)
+    return nullptr;
+  int64_t rowRegs = n / lanes; // registers of one row in a thread
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  AffineExpr thread = (i % slots) * lanes + j.floorDiv(vec) % lanes;
+  AffineExpr reg = i.floorDiv(slots) * rowRegs +
+                   j.floorDiv(lanes * vec) * vec + j % vec;
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr row = q.floorDiv(rowRegs) * slots + t.floorDiv(lanes);
+  AffineExpr col = (q % rowRegs).floorDiv(vec) * (lanes * vec) +
+                   (t % lanes) * vec + q % vec;
+  return FragmentLayoutAttr::get(ctx, {m, n}, threads,
+                                 AffineMap::get(2, 0, {thread, reg}, ctx),
+                                 /*replicate=*/1,
+                                 AffineMap::get(2, 0, {row, col}, ctx));
+}
+
 FragmentLayoutAttr mlir::tile::getRowSplitLayout(MLIRContext *ctx,
                                                 int64_t m, int64_t n,
                                                 int64_t threads,
                                                 int64_t lanes, int64_t vec) {
+  if (lanes > 32)
+    return getWideRowSplitLayout(ctx, m, n, threads, lanes, vec);
+
   int64_t warps = threads / 32;
   if (threads % 32 != 0 || lanes < 1 || 32 % lanes != 0 || vec < 1)
     return nullptr;
@@ -182,6 +211,17 @@ FragmentLayoutAttr mlir::tile::getRowSplitLayout(MLIRContext *ctx,
 /// the `lanes` lanes that hold it, in register i / (rows per warp * warps).
 static FragmentLayoutAttr getRowSplitRowLayout(MLIRContext *ctx, int64_t m,
                                                int64_t threads, int64_t lanes) {
+  if (lanes > 32) {
+    // Row i on the `lanes` threads of slot i mod (threads / lanes).
+    int64_t slots = threads / lanes;
+    AffineExpr i = getAffineDimExpr(0, ctx);
+    AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+    return FragmentLayoutAttr::get(
+        ctx, {m}, threads,
+        AffineMap::get(1, 0, {(i % slots) * lanes, i.floorDiv(slots)}, ctx),
+        /*replicate=*/lanes,
+        AffineMap::get(2, 0, {q * slots + t.floorDiv(lanes)}, ctx));
+  }
   int64_t warps = threads / 32, rows = 32 / lanes;
   AffineExpr i = getAffineDimExpr(0, ctx);
   AffineExpr thread = (i.floorDiv(rows) % warps) * 32 + (i % rows) * lanes;
@@ -200,7 +240,7 @@ FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
   int64_t threads = layout.getThreads();
   if (shape.size() != 2 || threads % 32 != 0)
     return nullptr;
-  for (int64_t lanes = 1; lanes <= 32; lanes *= 2)
+  for (int64_t lanes = 1; lanes <= threads; lanes *= 2)
     for (int64_t vec = 1; vec <= 16; vec *= 2)
       if (getRowSplitLayout(layout.getContext(), shape[0], shape[1], threads,
                             lanes, vec) == layout)

@@ -79,15 +79,26 @@ FailureOr<FragmentLayoutAttr> anchorLayout(AllocFragmentOp alloc,
 
 /// The row-split layout of a tile reduced along its rows: 16 bytes of a
 /// row per lane at a time where the row allows, and as many lanes per row
-/// as divide it.
+/// as divide it; rows of one warp first, then (tiles with fewer rows than
+/// warps, such as one row a block) rows that span several warps, whose
+/// reduction meets in shared memory after the shuffles.
 FragmentLayoutAttr chooseRowSplitLayout(MemRefType type, int64_t threads) {
   int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  for (int64_t vec = std::max<int64_t>(1, 16 / bytes); vec >= 1; vec /= 2)
-    for (int64_t lanes = 32; lanes >= 1; lanes /= 2)
-      if (FragmentLayoutAttr layout = getRowSplitLayout(
-              type.getContext(), type.getDimSize(0), type.getDimSize(1),
-              threads, lanes, vec))
-        return layout;
+  auto first = [&](int64_t maxLanes, int64_t minLanes) -> FragmentLayoutAttr {
+    for (int64_t vec = std::max<int64_t>(1, 16 / bytes); vec >= 1; vec /= 2)
+      for (int64_t lanes = maxLanes; lanes >= minLanes; lanes /= 2)
+        if (FragmentLayoutAttr layout = getRowSplitLayout(
+                type.getContext(), type.getDimSize(0), type.getDimSize(1),
+                threads, lanes, vec))
+          return layout;
+    return nullptr;
+  };
+  if (FragmentLayoutAttr layout = first(32, 1))
+    return layout;
+  // The fewest warps a row that make whole rows: lanes from 64 up.
+  for (int64_t lanes = 64; lanes <= threads; lanes *= 2)
+    if (FragmentLayoutAttr layout = first(lanes, lanes))
+      return layout;
   return nullptr;
 }
 

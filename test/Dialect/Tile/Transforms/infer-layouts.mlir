@@ -249,6 +249,36 @@ func.func @row_split(%X: memref<16x256xf16>) {
 
 // -----
 
+// Fewer rows than warps (one row a block, as TileLang's softmax and norm
+// examples have it): the row spans every warp. Lane l of the 128 holds
+// columns 8l..8l+7 of every 1024 (16 bytes of f16), the row vector is
+// replicated over all 128 threads, and the reduction meets in shared
+// memory after the shuffles. Two rows on 256 threads: each on 128 of them.
+// CHECK-LABEL: func.func @row_over_warps
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[1, 8192], threads = 128, (d0, d1) -> ((d1 floordiv 8) mod 128, d0 * 64 + (d1 floordiv 1024) * 8 + d1 mod 8), inverse = (d0, d1) -> (d1 floordiv 64 + d0 floordiv 128, ((d1 mod 64) floordiv 8) * 1024 + (d0 mod 128) * 8 + d1 mod 8)>} : memref<1x8192xf16, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[1], threads = 128, (d0) -> (0, d0), replicate = 128, inverse = (d0, d1) -> (d1 + d0 floordiv 128)>} : memref<1xf16, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[2, 2048], threads = 256, (d0, d1) -> ((d0 mod 2) * 128 + (d1 floordiv 4) mod 128, (d0 floordiv 2) * 16 + (d1 floordiv 512) * 4 + d1 mod 4), inverse = {{.*}}>} : memref<2x2048xf32, #tile.scope<fragment>>
+// CHECK: tile.alloc_fragment {tile.layout = #tile.fragment<[2], threads = 256, (d0) -> ((d0 mod 2) * 128, d0 floordiv 2), replicate = 128, inverse = {{.*}}>} : memref<2xf32, #tile.scope<fragment>>
+// CPU-LABEL: func.func @row_over_warps
+// CPU-NOT: tile.layout
+func.func @row_over_warps(%X: memref<8192x8192xf16>, %Y: memref<64x2048xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %x = tile.alloc_fragment : memref<1x8192xf16, #tile.scope<fragment>>
+    %m = tile.alloc_fragment : memref<1xf16, #tile.scope<fragment>>
+    tile.copy %X[0, 0] [1, 8192] to %x[0, 0] [1, 8192] : memref<8192x8192xf16> to memref<1x8192xf16, #tile.scope<fragment>>
+    tile.reduce max %x into %m dim = 1 : memref<1x8192xf16, #tile.scope<fragment>> into memref<1xf16, #tile.scope<fragment>>
+  }
+  tile.kernel (%bx) in (1) threads(256) {
+    %y = tile.alloc_fragment : memref<2x2048xf32, #tile.scope<fragment>>
+    %s = tile.alloc_fragment : memref<2xf32, #tile.scope<fragment>>
+    tile.copy %Y[0, 0] [2, 2048] to %y[0, 0] [2, 2048] : memref<64x2048xf32> to memref<2x2048xf32, #tile.scope<fragment>>
+    tile.reduce sum %y into %s dim = 1 : memref<2x2048xf32, #tile.scope<fragment>> into memref<2xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
 // 64 rows on two warpgroups, fed by TMA: sm_90a runs the gemm as two m64n32
 // wgmmas, warpgroup g on columns 32g .. 32g + 31, warp q of it on rows
 // 16q .. 16q + 15 (warps numbered along M first), registers in the order

@@ -77,8 +77,10 @@ FragmentLayoutAttr getMmaSyncRowLayout(MLIRContext *ctx, int64_t m,
 /// `lanes` lanes of one warp, each lane `vec` consecutive columns at a
 /// time (so that loads of a row are contiguous across the lanes), the
 /// 32 / lanes rows of a warp side by side and the warps on consecutive row
-/// groups. Null when the shape does not split so (M a multiple of
-/// 32 / lanes * warps, N of lanes * vec).
+/// groups. With `lanes` > 32 (a multiple of 32 dividing `threads`) a row
+/// spans lanes / 32 warps and threads / lanes rows lie side by side. Null
+/// when the shape does not split so (M a multiple of the rows held side by
+/// side, N of lanes * vec).
 FragmentLayoutAttr getRowSplitLayout(MLIRContext *ctx, int64_t m, int64_t n,
                                      int64_t threads, int64_t lanes,
                                      int64_t vec);
