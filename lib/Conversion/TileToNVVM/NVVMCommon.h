@@ -128,6 +128,13 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
       .second;
 }
 
+/// Rewrites `user`, a memref.load or store outside tile.parallel of the
+/// fragment `bound` of the replicated layout, into an access of the
+/// thread's own copy in its register array; false (nothing changed) for
+/// any other user or layout.
+bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
+                               Operation *user);
+
 /// Runs `body` for every element the current thread holds in a fragment of
 /// `layout` with `registers` registers: body(builder, loc, register,
 /// element indices). Registers are constants (the loop is unrolled). With

@@ -2861,10 +2861,11 @@ LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,
     if (bound.getLayout()) {
       // Elements of a fragment are spread over threads: only the lowered
       // tile ops and the loops over its elements may touch it.
-      for (Operation *user : bound->getUsers()) {
+      for (Operation *user : llvm::to_vector(bound->getUsers())) {
         // Accesses in a tile.parallel that is left: the loop is reported.
         if (isa<TileDialect>(user->getDialect()) ||
-            user->getParentOfType<ParallelOp>())
+            user->getParentOfType<ParallelOp>() ||
+            lowerScalarFragmentAccess(rewriter, bound, user))
           continue;
         user->emitOpError()
             << "reads or writes a fragment outside a tile.parallel loop over "

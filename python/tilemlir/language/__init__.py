@@ -205,6 +205,14 @@ def _ceildiv(a, b):
     return -(-a // b)
 
 
+def _truncdiv(a, b):
+    """C's integer division (rounds toward zero), on Python numbers."""
+    if isinstance(a, int) and isinstance(b, int):
+        q = _builtins.abs(a) // _builtins.abs(b)
+        return q if (a < 0) == (b < 0) else -q
+    return math.trunc(a / b)
+
+
 # The current front end (a @tilemlir.jit function that is the kernel):
 # T.const names the shape constants, T.empty makes an output tensor.
 const = Intrinsic("const")
@@ -231,6 +239,7 @@ vectorized = Intrinsic("vectorized")
 alloc_shared = Intrinsic("alloc_shared")
 alloc_fragment = Intrinsic("alloc_fragment")
 alloc_local = Intrinsic("alloc_local")
+alloc_buffer = Intrinsic("alloc_buffer")
 copy = Intrinsic("copy")
 clear = Intrinsic("clear")
 fill = Intrinsic("fill")
@@ -275,6 +284,10 @@ sts64 = Intrinsic("sts64")
 sts128 = Intrinsic("sts128")
 # Scalar math: usable on Python numbers too.
 ceildiv = Intrinsic("ceildiv", _ceildiv)
+floordiv = Intrinsic("floordiv", lambda a, b: a // b)
+floormod = Intrinsic("floormod", lambda a, b: a % b)
+truncdiv = Intrinsic("truncdiv", _truncdiv)
+truncmod = Intrinsic("truncmod", lambda a, b: a - _truncdiv(a, b) * b)
 max = Intrinsic("max", _builtins.max)  # noqa: A001
 min = Intrinsic("min", _builtins.min)  # noqa: A001
 exp = Intrinsic("exp", math.exp)

@@ -288,7 +288,7 @@ class BufferOpsMixin:
             i = self._arith("floordiv", flat, self.const_index(stride, node), "index", node) \
                 if stride > 1 else flat
             if s < total:
-                i = self._arith("rem", i, self.const_index(s, node), "index", node) \
+                i = self._arith("truncmod", i, self.const_index(s, node), "index", node) \
                     if s > 1 else self.const_index(0, node)
             items.append(self.binop(ast.Add(), off, i, node))
         elem = self.convert(self.value(self.load(Access(buf, items, node), node), node), "i1",

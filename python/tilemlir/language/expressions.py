@@ -125,6 +125,13 @@ class ExpressionsMixin:
             if node.attr == "shape":
                 return tuple(base.shape)
             raise self.error(f"buffer has no attribute '{node.attr}'", node)
+        if isinstance(base, (Value, Access, TypedConstant)) and node.attr == "astype":
+            # TVM's PrimExpr.astype(dtype): T.cast under another name.
+            if isinstance(base, Access) and not base.is_element:
+                raise self.error("astype converts one element; index every dimension of "
+                                 f"'{base.buffer.name}' (for a region, copy it to a buffer "
+                                 "of the new dtype with T.copy)", node)
+            return lambda dtype, span=None: self._cast(base, dtype, "astype(dtype)", node)
         if isinstance(base, (Value, Access)):
             raise self.error(f"kernel values have no attribute '{node.attr}'", node)
         try:
@@ -272,12 +279,16 @@ class ExpressionsMixin:
                 ssa = self.b.fresh("floor")
                 self.b.emit(f"{ssa} = math.floor {d.ssa} : {t}", self.loc(node))
                 return Value(ssa, t)
+            if name == "rem":
+                return self._float_floormod(va, vb, t, node)
             if opname is None:
                 raise self.error(f"operator '{name}' needs integer operands", node)
         else:
+            if name == "rem":
+                return self._int_floormod(va, vb, t, node)
             opname = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli",
                       "div": "arith.divsi", "floordiv": "arith.floordivsi",
-                      "rem": "arith.remsi", "and": "arith.andi", "or": "arith.ori",
+                      "truncmod": "arith.remsi", "and": "arith.andi", "or": "arith.ori",
                       "xor": "arith.xori", "shl": "arith.shli", "shr": "arith.shrsi"}[name]
         ssa = self.b.fresh(name)
         self.b.emit(f"{ssa} = {opname} {va.ssa}, {vb.ssa} : {t}", self.loc(node))
@@ -296,6 +307,52 @@ class ExpressionsMixin:
         if t == "index" and pyop and va.sym is not None and vb.sym is not None:
             sym = f"({va.sym} {pyop} {vb.sym})"
         return Value(ssa, t, lin, sym)
+
+    # `%` is TVM's floormod, as `//` is its floordiv: the result takes the
+    # divisor's sign (Python's `%`); T.truncmod is C's remainder.
+    def _int_floormod(self, va, vb, t, node):
+        loc = self.loc(node)
+        lin = LinExpr.of(vb)
+        c = lin.constant() if lin is not None else None
+        if c is not None and c > 0 and c & (c - 1) == 0:
+            # A power of two: the low bits, whatever the sign of `va`.
+            mask = self.const(c - 1, t, node)
+            ssa = self.b.fresh("rem")
+            self.b.emit(f"{ssa} = arith.andi {va.ssa}, {mask.ssa} : {t}", loc)
+            return Value(ssa, t)
+        r = self._arith("truncmod", va, vb, t, node)
+        zero = self.const(0, t, node)
+        fix = self.b.fresh("fix")
+        if c is not None and c > 0:
+            self.b.emit(f"{fix} = arith.cmpi slt, {r.ssa}, {zero.ssa} : {t}", loc)
+        else:
+            # A nonzero remainder whose sign differs from the divisor's.
+            x, neg, nz = self.b.fresh("x"), self.b.fresh("neg"), self.b.fresh("nz")
+            self.b.emit(f"{x} = arith.xori {r.ssa}, {vb.ssa} : {t}", loc)
+            self.b.emit(f"{neg} = arith.cmpi slt, {x}, {zero.ssa} : {t}", loc)
+            self.b.emit(f"{nz} = arith.cmpi ne, {r.ssa}, {zero.ssa} : {t}", loc)
+            self.b.emit(f"{fix} = arith.andi {neg}, {nz} : i1", loc)
+        adj, ssa = self.b.fresh("adj"), self.b.fresh("rem")
+        self.b.emit(f"{adj} = arith.addi {r.ssa}, {vb.ssa} : {t}", loc)
+        self.b.emit(f"{ssa} = arith.select {fix}, {adj}, {r.ssa} : {t}", loc)
+        return Value(ssa, t)
+
+    def _mod_nonnegative(self, a, b, node):
+        """`a % b` for the compiler's own index arithmetic on values known
+        non-negative (block and thread indices, flat offsets), where C's
+        remainder equals floormod and is cheaper."""
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(a, kernel) and not isinstance(b, kernel):
+            return a % b
+        t = self.unify(self.type_of(a), self.type_of(b)) or "index"
+        va = self.convert(self.value(a, node, t), t, node)
+        vb = self.convert(self.value(b, node, t), t, node)
+        return self._arith("truncmod", va, vb, t, node)
+
+    def _float_floormod(self, va, vb, t, node):
+        """a - floor(a / b) * b, TVM's floormod on floats."""
+        q = self._arith("floordiv", va, vb, t, node)
+        return self._arith("sub", va, self._arith("mul", q, vb, t, node), t, node)
 
     _CMP = {ast.Lt: ("slt", "olt", operator.lt), ast.LtE: ("sle", "ole", operator.le),
             ast.Gt: ("sgt", "ogt", operator.gt), ast.GtE: ("sge", "oge", operator.ge),

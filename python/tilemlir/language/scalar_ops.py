@@ -25,6 +25,39 @@ class ScalarOpsMixin:
         num = self.binop(ast.Add(), x, self.binop(ast.Sub(), y, 1, node), node)
         return self.binop(ast.FloorDiv(), num, y, node)
 
+    # TVM's integer divisions: floordiv / floormod are `//` / `%` (the
+    # quotient rounds down, the remainder takes the divisor's sign);
+    # truncdiv / truncmod are C's `/` and `%` (toward zero).
+    def _division(self, node, op, python):
+        a = self._args(node, ["a", "b"])
+        x, y = a["a"], a["b"]
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(x, kernel) and not isinstance(y, kernel):
+            try:
+                return python(x, y)
+            except Exception as e:  # noqa: BLE001 - e.g. a division by zero
+                raise self.error(f"{e}", node) from None
+        if op in ("floordiv", "floormod"):
+            return self.binop(ast.FloorDiv() if op == "floordiv" else ast.Mod(), x, y, node)
+        t = self.unify(self.type_of(x), self.type_of(y))
+        if _is_float(t):
+            raise self.error(f"T.{op} needs integer operands, got {t}", node)
+        va = self.convert(self.value(x, node, t), t, node)
+        vb = self.convert(self.value(y, node, t), t, node)
+        return self._arith("div" if op == "truncdiv" else "truncmod", va, vb, t, node)
+
+    def call_floordiv(self, node):
+        return self._division(node, "floordiv", T.floordiv.python_impl)
+
+    def call_floormod(self, node):
+        return self._division(node, "floormod", T.floormod.python_impl)
+
+    def call_truncdiv(self, node):
+        return self._division(node, "truncdiv", T.truncdiv.python_impl)
+
+    def call_truncmod(self, node):
+        return self._division(node, "truncmod", T.truncmod.python_impl)
+
     def minmax(self, kind, args, node):
         if len(args) < 2:
             raise self.error(f"T.{kind} takes at least two values", node)

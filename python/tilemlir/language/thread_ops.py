@@ -49,6 +49,8 @@ class ThreadOpsMixin:
         return v
 
     def _index_op(self, name, v, k, node):
+        # Thread indices are non-negative: C's remainder is their floormod.
+        name = "truncmod" if name == "rem" else name
         return self._arith(name, v, self.const_index(k, node), "index", node)
 
     def call_get_thread_binding(self, node):

@@ -32,9 +32,26 @@ class TileOpsMixin:
             values.setdefault(n, default)
         return values
 
+    # TileLang's storage scopes and the allocation each takes here
+    # ("global" is a T.alloc_global workspace).
+    _SCOPES = {"shared": "shared", "shared.dyn": "shared", "local.fragment": "fragment",
+               "local": "local", "local.var": "local", "global": "global"}
+
     def _alloc(self, node, scope):
         a = self._args(node, ["shape", "dtype", "scope"], {"dtype": "float32", "scope": None})
+        given = a["scope"]
+        if given is not None:
+            if not isinstance(given, str) or given not in self._SCOPES:
+                known = ", ".join(repr(k) for k in self._SCOPES)
+                raise self.error(f"unsupported buffer scope {given!r} (scopes: {known})", node)
+            scope = self._SCOPES[given]
+        if scope == "global":
+            return self.call_alloc_global(node)
         return self._new_buffer(node, scope, a["shape"], a["dtype"])
+
+    def call_alloc_buffer(self, node):
+        """TIR's T.alloc_buffer(shape, dtype, scope="global")."""
+        return self._alloc(node, "global")
 
     def _new_buffer(self, node, scope, shape, dtype):
         if isinstance(shape, int):
@@ -173,8 +190,10 @@ class TileOpsMixin:
             ssz = ssz or infer(sbuf, soff, dsz)
         else:
             if ssz is None and dsz is None:
-                raise self.error("T.copy between two indexed elements: give one side as a "
-                                 "buffer or slices", node)
+                # One element to one element: an assignment (converted to
+                # the destination's dtype).
+                self.store(a["dst"], self.load(a["src"], node), node)
+                return None
             ssz = ssz or infer(sbuf, soff, dsz)
             dsz = dsz or infer(dbuf, doff, ssz)
         # As in TileLang, both sides cover one tile: extents of 1 drop out
@@ -278,8 +297,30 @@ class TileOpsMixin:
         dim %= src.ndim
         self._flag(a["clear"], "clear", node)
         clear = "" if a["clear"] else " {clear = false}"
+        if src.dtype != dst.dtype:
+            src = self._widened_source(src, dst, node)
         self.b.emit(f"tile.reduce {kind} {src.ssa} into {dst.ssa} dim = {dim}{clear} : "
                     f"{src.memref_type()} into {dst.memref_type()}", self.loc(node))
+
+    def _widened_source(self, src, dst, node):
+        """A reduction into a wider dtype (f16 -> f32, i8 -> i32) accumulates
+        in the wider one, as TileLang does: the source converted into a
+        fragment of the destination's dtype (a whole-fragment copy, which
+        keeps the source's layout) is what gets reduced."""
+        s, d = src.dtype, dst.dtype
+        if s.is_float != d.is_float or d.bits < s.bits:
+            raise self.error(f"T.reduce of '{src.name}' ({s.name}) into '{dst.name}' ({d.name}): "
+                             "the destination may only widen the source's dtype (f16 or bf16 "
+                             "into f32, a narrower integer into a wider one)", node)
+        if any(not isinstance(x, int) for x in src.shape):
+            raise self.error(f"T.reduce into a wider dtype needs '{src.name}' of static shape",
+                             node)
+        wide = self._new_buffer(node, "fragment", list(src.shape), d)
+        zeros = self._offsets_text([0] * src.ndim, node)
+        sizes = ", ".join(map(str, src.shape))
+        self.b.emit(f"tile.copy {src.ssa}{zeros} [{sizes}] to {wide.ssa}{zeros} [{sizes}] : "
+                    f"{src.memref_type()} to {wide.memref_type()}", self.loc(node))
+        return wide
 
     def call_reduce_max(self, node):
         self._reduce(node, "max")
@@ -523,8 +564,8 @@ class TileOpsMixin:
         first = self.binop(ast.Mult(), self.binop(ast.FloorDiv(), linear, per_group, node),
                            group, node)
         size = self.minmax("min", [self.binop(ast.Sub(), rows, first, node), group], node)
-        in_group = self.binop(ast.Mod(), linear, per_group, node)
-        return (self.binop(ast.Add(), first, self.binop(ast.Mod(), in_group, size, node), node),
+        in_group = self._mod_nonnegative(linear, per_group, node)
+        return (self.binop(ast.Add(), first, self._mod_nonnegative(in_group, size, node), node),
                 self.binop(ast.FloorDiv(), in_group, size, node))
 
     def call_use_swizzle(self, node):
@@ -547,7 +588,7 @@ class TileOpsMixin:
                 return b, g, None
             return (self.binop(ast.FloorDiv(), b, c, node),
                     self.binop(ast.FloorDiv(), g, c, node),
-                    self.binop(ast.Mod(), b, c, node))
+                    self._mod_nonnegative(b, c, node))
 
         def join(b, c, r):
             if c == 1:

@@ -287,3 +287,29 @@ FragmentLayoutAttr mlir::tile::getCyclicLayout(MLIRContext *ctx,
                      ctx),
       /*replicate=*/1, AffineMap::get(2, 0, indices, ctx));
 }
+
+FragmentLayoutAttr mlir::tile::getReplicatedLayout(MLIRContext *ctx,
+                                                   ArrayRef<int64_t> shape,
+                                                   int64_t threads) {
+  int64_t rank = shape.size();
+  SmallVector<int64_t> strides(rank, 1);
+  for (int64_t d = rank - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  AffineExpr linear = getAffineConstantExpr(0, ctx);
+  for (int64_t d = 0; d < rank; ++d)
+    linear = linear + getAffineDimExpr(d, ctx) * strides[d];
+  AffineExpr q = getAffineDimExpr(1, ctx);
+  SmallVector<AffineExpr> indices;
+  for (int64_t d = 0; d < rank; ++d)
+    indices.push_back(q.floorDiv(strides[d]) % shape[d]);
+  return FragmentLayoutAttr::get(
+      ctx, shape, threads,
+      AffineMap::get(rank, 0, {getAffineConstantExpr(0, ctx), linear}, ctx),
+      /*replicate=*/threads, AffineMap::get(2, 0, indices, ctx));
+}
+
+bool mlir::tile::isReplicatedLayout(FragmentLayoutAttr layout) {
+  return layout && layout == getReplicatedLayout(layout.getContext(),
+                                                 layout.getShape(),
+                                                 layout.getThreads());
+}

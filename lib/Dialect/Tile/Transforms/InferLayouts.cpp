@@ -269,6 +269,11 @@ mlir::tile::inferFragmentLayouts(KernelOp kernel, const TargetInfo &target) {
   });
   if (added)
     Propagation(layouts).run(kernel);
+  // Fragments that scalar code reads or writes: a copy in every thread.
+  if (assignScalarFragmentLayouts(kernel, layouts))
+    Propagation(layouts).run(kernel);
+  if (failed(checkScalarFragmentWrites(kernel, layouts)))
+    return failure();
   for (AllocFragmentOp alloc : allocs) {
     FragmentLayoutAttr &layout = layouts[alloc.getResult()];
     if (!layout)

@@ -396,13 +396,15 @@ func.func @atomics(%out: memref<?x?xf32>, %iout: memref<?xi32>, %x: f32, %y: i32
 
 // -----
 
-// Diagnostics. A fragment's elements are spread over the threads: plain
-// memref accesses to it outside a tile.parallel over its elements are
-// rejected where they are.
+// Diagnostics. A fragment whose elements are spread over the threads (here
+// by a pinned layout): plain memref accesses to it outside a tile.parallel
+// over its elements are rejected where they are. (Without a layout of its
+// own it would be replicated: lower-ops-nvvm-scalar-fragment.mlir.)
 func.func @fragment_outside_parallel(%out: memref<?xf32>) {
   tile.kernel (%bx) in (1) threads(32) {
     %c0 = arith.constant 0 : index
     %F = tile.alloc_fragment : memref<32xf32, #tile.scope<fragment>>
+    tile.annotate_layout %F layout(#tile.fragment<[32], threads = 32, (d0) -> (d0 mod 32, d0 floordiv 32), inverse = (d0, d1) -> (d1 * 32 + d0)>) : memref<32xf32, #tile.scope<fragment>>
     tile.clear %F : memref<32xf32, #tile.scope<fragment>>
     // expected-error @below {{'memref.load' op reads or writes a fragment outside a tile.parallel loop over its elements; a fragment's elements are spread over the block's threads (copy it to a shared buffer first)}}
     %v = memref.load %F[%c0] : memref<32xf32, #tile.scope<fragment>>

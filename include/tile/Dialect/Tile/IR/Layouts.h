@@ -95,6 +95,17 @@ FragmentLayoutAttr getRowLayout(FragmentLayoutAttr layout);
 FragmentLayoutAttr getCyclicLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
                                    int64_t threads);
 
+/// Every element held by every thread (replicate = threads): element e
+/// (row-major linear index) in register e of each thread, owned by thread
+/// 0; with its inverse. The layout of a fragment that scalar code reads and
+/// writes, each thread its own copy.
+FragmentLayoutAttr getReplicatedLayout(MLIRContext *ctx,
+                                       ArrayRef<int64_t> shape,
+                                       int64_t threads);
+
+/// True when `layout` is getReplicatedLayout of its shape and threads.
+bool isReplicatedLayout(FragmentLayoutAttr layout);
+
 /// Name of the discardable attribute that carries a buffer's inferred
 /// layout (on tile.alloc_fragment).
 inline StringRef getLayoutAttrName() {

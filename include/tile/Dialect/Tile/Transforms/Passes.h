@@ -26,6 +26,19 @@ namespace mlir::tile {
 FailureOr<DenseMap<Value, FragmentLayoutAttr>>
 inferFragmentLayouts(KernelOp kernel, const TargetInfo &target);
 
+/// Gives the replicated layout (getReplicatedLayout) to each fragment of
+/// `kernel` without one in `layouts` that scalar code (a memref.load or
+/// store outside every tile.parallel) accesses; true if it gave any.
+bool assignScalarFragmentLayouts(KernelOp kernel,
+                                 DenseMap<Value, FragmentLayoutAttr> &layouts);
+
+/// Fails, reported at each store, where scalar code writes a replicated
+/// fragment with a value, at an index or under control that may differ
+/// between the block's threads (the copies would disagree).
+LogicalResult
+checkScalarFragmentWrites(KernelOp kernel,
+                          const DenseMap<Value, FragmentLayoutAttr> &layouts);
+
 /// Fails, reported at the first tile.alloc_* of `kernel`, unless
 /// tile-place-buffers gave every buffer its storage: what the passes after
 /// it (named `pass` in the error) need on GPUs.

@@ -1,0 +1,212 @@
+"""TileLang forms of issue 14, on the cpu target against numpy (and compiled
+for sm_90a where the GPU lowering differs): `.astype(dtype)`, T.copy of one
+element, the `scope` argument of the allocations and T.alloc_buffer,
+fragments read and written by scalar code, reductions into a wider dtype."""
+
+import numpy as np
+import pytest
+
+import tilemlir
+import tilemlir.language as T
+
+
+def cpu(func, *arrays, **kw):
+    tilemlir.compile(func, target="cpu", **kw)(*arrays)
+    return arrays
+
+
+def test_astype_on_elements_and_expressions():
+    N = 64
+
+    @T.prim_func
+    def conv(A: T.Tensor((N,), "float16"), I: T.Tensor((N,), "int32"),
+             B: T.Tensor((N,), "float32"), C: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32):
+            for i in T.Parallel(N):
+                B[i] = A[i].astype("float32") * 2
+                C[i] = (I[i] * 3).astype(T.float32) + T.float32(0.5)
+
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal(N).astype(np.float16)
+    ii = rng.integers(-9, 9, N).astype(np.int32)
+    b, c = np.zeros(N, np.float32), np.zeros(N, np.float32)
+    cpu(conv, a, ii, b, c)
+    np.testing.assert_allclose(b, a.astype(np.float32) * 2)
+    np.testing.assert_allclose(c, ii * 3 + 0.5)
+
+
+def test_astype_of_a_region_is_an_error():
+    @T.prim_func
+    def bad(A: T.Tensor((8,), "float16"), B: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            B[0] = A[0:4].astype("float32")
+
+    with pytest.raises(tilemlir.TileCompileError, match="astype converts one element"):
+        tilemlir.compile(bad, target="cpu")
+
+
+def test_copy_between_single_elements():
+    N = 16
+
+    @T.prim_func
+    def pick(A: T.Tensor((N, N), "float32"), B: T.Tensor((N,), "float16")):
+        with T.Kernel(N, threads=32) as bx:
+            s = T.alloc_shared((N,), "float32")
+            T.copy(A[bx, N - 1 - bx], s[bx % 4])
+            T.copy(s[bx % 4], B[bx])
+
+    a = np.arange(N * N, dtype=np.float32).reshape(N, N)
+    b = np.zeros(N, np.float16)
+    cpu(pick, a, b)
+    np.testing.assert_array_equal(b, a[np.arange(N), N - 1 - np.arange(N)].astype(np.float16))
+
+
+@pytest.mark.parametrize("alloc,scope", [("alloc_shared", "shared.dyn"),
+                                         ("alloc_shared", "shared"),
+                                         ("alloc_fragment", "local.fragment"),
+                                         ("alloc_local", "local"),
+                                         ("alloc_buffer", "shared"),
+                                         ("alloc_buffer", "local.fragment"),
+                                         ("alloc_buffer", "local")])
+def test_allocation_scopes(alloc, scope):
+    N = 32
+    make = getattr(T, alloc)
+
+    @T.prim_func
+    def scaled(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32):
+            buf = make((N,), "float32", scope=scope)
+            for i in T.Parallel(N):
+                buf[i] = A[i] * 3
+            for i in T.Parallel(N):
+                B[i] = buf[i] + 1
+
+    ir = scaled.script() if hasattr(scaled, "script") else None
+    want = {"shared.dyn": "shared", "shared": "shared", "local.fragment": "fragment",
+            "local": "local"}[scope]
+    if ir is not None:
+        assert f"tile.alloc_{want}" in ir
+    a = np.arange(N, dtype=np.float32)
+    b = np.zeros(N, np.float32)
+    cpu(scaled, a, b)
+    np.testing.assert_allclose(b, a * 3 + 1)
+
+
+def test_alloc_buffer_in_global_scope_is_a_workspace():
+    N = 32
+
+    @T.prim_func
+    def through(A: T.Tensor((N,), "float32"), B: T.Tensor((N,), "float32")):
+        with T.Kernel(1, threads=32):
+            w = T.alloc_buffer((N,), "float32")
+            for i in T.Parallel(N):
+                w[i] = A[i] + 2
+            T.sync_threads()
+            for i in T.Parallel(N):
+                B[i] = w[i]
+
+    a = np.arange(N, dtype=np.float32)
+    b = np.zeros(N, np.float32)
+    cpu(through, a, b)
+    np.testing.assert_allclose(b, a + 2)
+
+
+def test_unknown_scope_is_an_error():
+    @T.prim_func
+    def bad(A: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=32):
+            T.alloc_shared((8,), "float32", scope="shared.tmem")
+
+    with pytest.raises(tilemlir.TileCompileError, match="unsupported buffer scope 'shared.tmem'"):
+        tilemlir.compile(bad, target="cpu")
+
+
+def _scalar_fragment(N, K):
+    @T.prim_func
+    def running(A: T.Tensor((K, N), "float32"), B: T.Tensor((N,), "float32"),
+                M: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=64):
+            acc = T.alloc_fragment((N,), "float32")
+            best = T.alloc_fragment((1,), "float32")
+            T.clear(acc)
+            best[0] = -T.infinity("float32")
+            for k in T.serial(K):
+                for j in T.serial(N):
+                    acc[j] = acc[j] + A[k, j]
+                    best[0] = T.max(best[0], A[k, j])
+            for j in T.Parallel(N):
+                B[j] = acc[j] * 2
+            M[0] = best[0]
+    return running
+
+
+def test_fragment_in_scalar_code():
+    N, K = 8, 5
+    a = np.random.default_rng(1).standard_normal((K, N)).astype(np.float32)
+    b, m = np.zeros(N, np.float32), np.zeros(1, np.float32)
+    cpu(_scalar_fragment(N, K), a, b, m)
+    np.testing.assert_allclose(b, a.sum(0) * 2, rtol=1e-5)
+    np.testing.assert_allclose(m, a.max(keepdims=True).reshape(1))
+
+
+def test_fragment_in_scalar_code_compiles_for_sm90():
+    kernel = tilemlir.compile(_scalar_fragment(8, 5), target="cuda -arch=sm_90a")
+    assert ".target sm_90a" in kernel.get_kernel_source()
+
+
+def test_fragment_written_by_one_thread_is_an_error_naming_the_line():
+    @T.prim_func
+    def racy(A: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=32):
+            f = T.alloc_fragment((4,), "float32")
+            T.clear(f)
+            tx = T.get_thread_binding()
+            if tx == 0:
+                f[1] = 5.0  # racy-store
+            for i in T.Parallel(4):
+                A[i] = f[i]
+
+    with pytest.raises(tilemlir.TileCompileError) as e:
+        tilemlir.compile(racy, target="cuda -arch=sm_90a")
+    msg = str(e.value)
+    assert "other threads would not see the write" in msg
+    assert "f[1] = 5.0" in msg
+
+
+@pytest.mark.parametrize("kind", ["sum", "max", "absmax"])
+def test_reduce_into_a_wider_dtype(kind):
+    M, N = 16, 64
+
+    @T.prim_func
+    def red(A: T.Tensor((M, N), "float16"), S: T.Tensor((M,), "float32")):
+        with T.Kernel(1, threads=128):
+            a = T.alloc_fragment((M, N), "float16")
+            s = T.alloc_fragment((M,), "float32")
+            T.copy(A, a)
+            getattr(T, "reduce_" + kind)(a, s, dim=1)
+            T.copy(s, S)
+
+    rng = np.random.default_rng(2)
+    # f16 sums of these would round: accumulating in f32 matches numpy's f32.
+    a = (rng.standard_normal((M, N)) * 30).astype(np.float16)
+    s = np.zeros(M, np.float32)
+    cpu(red, a, s)
+    ref = {"sum": lambda x: x.sum(1), "max": lambda x: x.max(1),
+           "absmax": lambda x: np.abs(x).max(1)}[kind](a.astype(np.float32))
+    np.testing.assert_allclose(s, ref, rtol=1e-5, atol=1e-3)
+    ptx = tilemlir.compile(red, target="cuda -arch=sm_90a").get_kernel_source()
+    assert ".target sm_90a" in ptx
+
+
+def test_reduce_into_a_narrower_dtype_is_an_error():
+    @T.prim_func
+    def bad(A: T.Tensor((4, 8), "float32"), S: T.Tensor((4,), "float16")):
+        with T.Kernel(1, threads=32):
+            a = T.alloc_fragment((4, 8), "float32")
+            s = T.alloc_fragment((4,), "float16")
+            T.copy(A, a)
+            T.reduce_sum(a, s, dim=1)
+            T.copy(s, S)
+
+    with pytest.raises(tilemlir.TileCompileError, match="may only widen"):
+        tilemlir.compile(bad, target="cpu")
