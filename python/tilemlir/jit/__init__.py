@@ -73,8 +73,25 @@ def _present_chip():
     return None if cc is None else arch_for_capability(*cc)
 
 
+# The AMD chips of the HIP target.
+_HIP_ARCHS = ("gfx942",)
+
+
+def check_buildable(target):
+    """Raises where the compiler cannot make code for resolved `target`
+    yet: "hip:gfx942" parses and its bundles run (runtime/hip.py), but
+    nothing lowers tile IR to ROCDL."""
+    if target.startswith("hip:"):
+        raise TileCompileError(
+            f"error: target 'hip -arch={target[len('hip:'):]}' is not available yet: the "
+            f"{target[len('hip:'):]} lowering (tile-to-rocdl: tile IR to ROCDL and a hsaco) is not "
+            "built yet, so no kernel compiles for AMD GPUs; HIP bundles built elsewhere run "
+            "through tilemlir.runtime.load_bundle; use target='cuda' or 'cpu'")
+
+
 def resolve_target(target):
-    """The canonical target: "cpu", or "cuda:sm_80" / "cuda:sm_90a".
+    """The canonical target: "cpu", "cuda:sm_80" / "cuda:sm_90a", or
+    "hip:gfx942" ("hip" / "hip -arch=gfx942": see check_buildable).
     "cuda" is the GPU present (sm_90a where none is: cross-compiling for
     an H100 / H200); "auto" is CUDA when a GPU is present, else the CPU."""
     if target is not None and not isinstance(target, str):
@@ -96,10 +113,16 @@ def resolve_target(target):
             return "cuda:" + _CUDA_ARCHS[arch]
         raise TileCompileError(f"error: unknown CUDA architecture {arch!r}; expected one of "
                                f"{', '.join(sorted(_CUDA_ARCHS))}")
-    if t.startswith("hip"):
-        raise TileCompileError(
-            f"error: target {t!r} is not available in this version of TileMLIR: the AMD "
-            "backend is not built yet; use target='cuda' or 'cpu'")
+    if t == "hip":
+        return "hip:gfx942"
+    if t.startswith("hip:") and t[len("hip:"):] in _HIP_ARCHS:
+        return t  # already canonical
+    if t.startswith("hip -arch="):
+        arch = t[len("hip -arch="):]
+        if arch in _HIP_ARCHS:
+            return "hip:" + arch
+        raise TileCompileError(f"error: unknown AMD architecture {arch!r}; TileMLIR's HIP "
+                               f"target is {', '.join(_HIP_ARCHS)} (MI300X / MI300A)")
     raise TileCompileError(f"error: unknown target {t!r}; expected 'cpu', 'cuda', "
                            "'cuda -arch=sm_80', 'cuda -arch=sm_90a', 'hip -arch=gfx942' or 'auto'")
 
@@ -341,6 +364,7 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
         target = resolve_target(_context_target(target))
+        check_buildable(target)
         _check_options(execution_backend=execution_backend, target_host=target_host,
                        verbose=verbose, pass_configs=pass_configs, compile_flags=compile_flags)
     except TileCompileError as e:

@@ -4,7 +4,8 @@ from the compiler, so bundles run where the compiler is absent.
 A bundle is a directory with `bundle.json` (target, entry, parameters with
 dtypes and shapes, output indices) and the binary it names. The runtime of
 each target is imported when a bundle for it is loaded: the CPU runtime
-needs numpy, the CUDA one (runtime/cuda.py) only ctypes and libcuda.so.1."""
+needs numpy, the CUDA one (runtime/cuda.py) only ctypes and libcuda.so.1,
+the HIP one (runtime/hip.py) only ctypes and libamdhip64.so."""
 
 import json
 import pathlib
@@ -21,6 +22,9 @@ def load_bundle(path):
     if target == "cuda" or target.startswith("cuda "):
         from .cuda import CudaKernel
         return CudaKernel(path, meta)
+    if target == "hip" or target.startswith("hip "):
+        from .hip import HipKernel
+        return HipKernel(path, meta)
     raise ValueError(f"bundle {path} is for target {target!r}, which this runtime cannot run")
 
 
@@ -141,4 +145,7 @@ def __getattr__(name):
     if name == "CudaKernel":
         from .cuda import CudaKernel
         return CudaKernel
+    if name == "HipKernel":
+        from .hip import HipKernel
+        return HipKernel
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
