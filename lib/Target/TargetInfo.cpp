@@ -281,6 +281,45 @@ private:
   int sm;
 };
 
+/// gfx942's choice for a dense gemm with a fragment accumulator: mfma
+/// 32x32 (v_mfma_f32_32x32x8_f16 / _bf16, _32x32x16_fp8 / _i8: half the
+/// operand reads from LDS per multiply of 16x16) where every wave tile
+/// holds whole 32x32 atoms, else 16x16 (v_mfma_f32_16x16x16_f16 / _bf16,
+/// _16x16x32_fp8 / _i8), on the policy's wave partition (64-lane
+/// wavefronts). Null for other gemms, an error where the accumulator is a
+/// fragment that no shape tiles.
+FailureOr<MmaAttr> selectMfma(Operation *op) {
+  auto gemm = dyn_cast<GemmOp>(op);
+  if (!gemm || !gemm.getC().getDefiningOp<AllocFragmentOp>())
+    return MmaAttr();
+  Type a = gemm.getA().getType().getElementType();
+  Type c = gemm.getC().getType().getElementType();
+  bool half = (a.isF16() || a.isBF16()) && c.isF32();
+  bool bytes = (a.isInteger(8) && c.isInteger(32)) || (isAmdFp8(a) && c.isF32());
+  int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
+  int64_t threads = gemm->getParentOfType<KernelOp>().getThreads();
+  if (half || bytes) {
+    for (int64_t atom : {32, 16}) {
+      int64_t atomK = (atom == 32 ? 128 : 256) / a.getIntOrFloatBitWidth();
+      std::optional<WarpPartition> part =
+          threads % 64 == 0 ? getWarpPartition(m, n, threads / 64,
+                                               gemm.getPolicy(), atom, atom)
+                            : std::nullopt;
+      if (part && k % atomK == 0)
+        return MmaAttr::get(op->getContext(), MmaKind::Mfma, atom, atom, atomK,
+                            part->warpsM, part->warpsN, /*repeats=*/1);
+    }
+  }
+  return op->emitOpError()
+         << "cannot run as mfma on gfx942: it takes f16 or bf16 inputs with "
+            "an f32 accumulator, i8 with i32 or fp8 (e4m3fnuz / e5m2fnuz) "
+            "with f32 (got "
+         << a << " -> " << c << "), and the " << m << "x" << n << "x" << k
+         << " tile must split over the " << threads / 64
+         << " 64-lane wavefronts of " << threads
+         << " threads in 32x32x(64 bytes) or 16x16x(128 bytes) instructions";
+}
+
 class AmdTarget final : public GpuTargetBase {
 public:
   StringRef getName() const override { return "gfx942"; }
@@ -304,6 +343,23 @@ public:
   }
   StringRef describeGemmTypes() const override {
     return "f16, bf16, f32, i8 and fp8 e4m3fnuz/e5m2fnuz inputs";
+  }
+  FragmentLayoutAttr getAccumulatorLayout(Operation *op,
+                                          std::string &why) const override {
+    auto gemm = dyn_cast<GemmOp>(op);
+    MmaAttr mma = gemm ? gemm.getMmaAttr() : MmaAttr();
+    if (!mma || mma.getKind() != MmaKind::Mfma) {
+      why = "has no #tile.mma mfma choice; run tile-select-mma first";
+      return nullptr;
+    }
+    MemRefType c = gemm.getC().getType();
+    return getMfmaAccumulatorLayout(
+        op->getContext(), c.getDimSize(0), c.getDimSize(1),
+        op->getParentOfType<KernelOp>().getThreads(), getMmaPartition(mma),
+        mma.getM());
+  }
+  FailureOr<MmaAttr> selectMma(Operation *op) const override {
+    return selectMfma(op);
   }
 };
 

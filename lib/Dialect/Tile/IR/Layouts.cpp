@@ -128,6 +128,47 @@ mlir::tile::getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
       /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
 }
 
+FragmentLayoutAttr
+mlir::tile::getMfmaAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
+                                     int64_t threads, WarpPartition partition,
+                                     int64_t atom) {
+  int64_t wm = partition.warpsM, wn = partition.warpsN;
+  if ((atom != 32 && atom != 16) || wm < 1 || wn < 1 ||
+      partition.repeats != 1 || partition.warpgroupsAlongN ||
+      threads != 64 * wm * wn || m % (wm * atom) != 0 || n % (wn * atom) != 0)
+    return nullptr;
+  int64_t tileM = m / wm, tileN = n / wn;
+  int64_t regs = atom * atom / 64;     // a lane's registers of one atom
+  int64_t atomsN = tileN / atom;
+  AffineExpr i = getAffineDimExpr(0, ctx), j = getAffineDimExpr(1, ctx);
+  AffineExpr wave = i.floorDiv(tileM) * wn + j.floorDiv(tileN);
+  AffineExpr atomIndex =
+      (i % tileM).floorDiv(atom) * atomsN + (j % tileN).floorDiv(atom);
+  // Lane and register within an atom of element (i, j).
+  AffineExpr lane, reg;
+  if (atom == 32) {
+    lane = (i % 8).floorDiv(4) * 32 + j % 32;
+    reg = (i % 32).floorDiv(8) * 4 + i % 4;
+  } else {
+    lane = (i % 16).floorDiv(4) * 16 + j % 16;
+    reg = i % 4;
+  }
+  AffineExpr thread = wave * 64 + lane;
+  AffineExpr regAll = atomIndex * regs + reg;
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr l = t % 64, r = q % regs, a = q.floorDiv(regs);
+  AffineExpr rowInAtom = atom == 32
+                             ? r.floorDiv(4) * 8 + l.floorDiv(32) * 4 + r % 4
+                             : l.floorDiv(16) * 4 + r;
+  AffineExpr row = t.floorDiv(64 * wn) * tileM + a.floorDiv(atomsN) * atom +
+                   rowInAtom;
+  AffineExpr col = (t.floorDiv(64) % wn) * tileN + (a % atomsN) * atom +
+                   l % atom;
+  return FragmentLayoutAttr::get(
+      ctx, {m, n}, threads, AffineMap::get(2, 0, {thread, regAll}, ctx),
+      /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
+}
+
 FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
                                                   int64_t m, int64_t threads,
                                                   WarpPartition partition) {

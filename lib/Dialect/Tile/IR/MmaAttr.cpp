@@ -37,7 +37,7 @@ Attribute MmaAttr::parse(AsmParser &parser, Type) {
     return {};
   std::optional<MmaKind> kind = symbolizeMmaKind(kindName);
   if (!kind) {
-    parser.emitError(loc) << "expected 'mma_sync' or 'wgmma', got '"
+    parser.emitError(loc) << "expected 'mma_sync', 'wgmma' or 'mfma', got '"
                           << kindName << "'";
     return {};
   }
@@ -78,6 +78,14 @@ LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       (m != 64 || n < 8 || n > 256 || n % 8 != 0 || (k != 16 && k != 32)))
     return emitError() << "wgmma has the shapes m64nNk16 and m64nNk32 with N "
                           "a multiple of 8 up to 256, got m"
+                       << m << "n" << n << "k" << k;
+  if (kind == MmaKind::Mfma &&
+      (m != n || !((m == 32 && (k == 8 || k == 16)) ||
+                   (m == 16 && (k == 16 || k == 32))) ||
+       repeats != 1))
+    return emitError() << "mfma has the shapes m32n32k8, m16n16k16 (16-bit "
+                          "inputs), m32n32k16 and m16n16k32 (8-bit), without "
+                          "repeats, got m"
                        << m << "n" << n << "k" << k;
   if (warpsM < 1 || warpsN < 1 || repeats < 1)
     return emitError() << "warps and repeats must be positive, got warps = ["

@@ -778,6 +778,33 @@ static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
 /// The #tile.mma of a gemm (M x N x K, A of `aElt`), if it has one: the
 /// instruction's shape and the warp partition must tile the gemm over the
 /// kernel's warps.
+/// An mfma choice: K of one instruction is 64 bytes of inputs a lane row
+/// for the 32x32 shapes and 128 for 16x16 (m32n32k8 f16, m16n16k32 i8),
+/// the waves' tiles are whole instructions, one wave per 64 threads.
+static LogicalResult verifyMfmaChoice(Operation *op, MmaAttr mma, int64_t m,
+                                      int64_t n, int64_t k, int64_t bits) {
+  int64_t wantK = (mma.getM() == 32 ? 128 : 256) / bits;
+  if (mma.getK() != wantK || k % wantK != 0)
+    return op->emitOpError()
+           << "has " << mma << ", whose K must be " << wantK << " for "
+           << bits << "-bit inputs and divide the gemm's K (" << k << ")";
+  int64_t rowsM, colsN, waves;
+  if (llvm::MulOverflow(mma.getWarpsM(), mma.getM(), rowsM) ||
+      llvm::MulOverflow(mma.getWarpsN(), mma.getN(), colsN) ||
+      llvm::MulOverflow(mma.getWarpsM(), mma.getWarpsN(), waves) ||
+      m % rowsM != 0 || n % colsN != 0)
+    return op->emitOpError() << "has " << mma << ", which does not tile its "
+                             << m << "x" << n << " output";
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && (kernel.getThreads() % 64 != 0 ||
+                 uint64_t(waves) != kernel.getThreads() / 64))
+    return op->emitOpError()
+           << "has " << mma << ", a partition over " << waves
+           << " 64-lane wavefronts, but the kernel has "
+           << kernel.getThreads() << " threads";
+  return success();
+}
+
 static LogicalResult verifyMmaChoice(Operation *op, MmaAttr mma, int64_t m,
                                      int64_t n, int64_t k, Type aElt) {
   if (!mma)
@@ -785,6 +812,8 @@ static LogicalResult verifyMmaChoice(Operation *op, MmaAttr mma, int64_t m,
   int64_t bits = aElt.getIntOrFloatBitWidth();
   bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElt);
   bool wgmma = mma.getKind() == MmaKind::Wgmma;
+  if (mma.getKind() == MmaKind::Mfma)
+    return verifyMfmaChoice(op, mma, m, n, k, bits);
   if (mma.getK() != 256 / bits || k % mma.getK() != 0)
     return op->emitOpError()
            << "has " << mma << ", whose K must be " << 256 / bits

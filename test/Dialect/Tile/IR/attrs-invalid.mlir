@@ -317,8 +317,8 @@ func.func @layout_empty() attributes {a = #tile.layout<[16, 8] -> [0, 16], (d0, 
 
 // -----
 
-// expected-error @below {{expected 'mma_sync' or 'wgmma', got 'mfma'}}
-func.func @mma_kind() attributes {a = #tile.mma<mfma, m16n8k16, warps = [1, 1]>} {
+// expected-error @below {{expected 'mma_sync', 'wgmma' or 'mfma', got 'wmma'}}
+func.func @mma_kind() attributes {a = #tile.mma<wmma, m16n8k16, warps = [1, 1]>} {
   return
 }
 

@@ -65,6 +65,21 @@ FragmentLayoutAttr getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m,
                                                int64_t n, int64_t threads,
                                                WarpPartition partition);
 
+/// The accumulator layout of AMD mfma instructions of `atom` x `atom`
+/// outputs (32: v_mfma_*_32x32x*, 16 elements a lane; 16:
+/// v_mfma_*_16x16x*, 4 a lane) on 64-lane wavefronts, tiled over
+/// `partition`'s wave tiles (`warpsM` x `warpsN` wavefronts, numbered along
+/// N first; atoms row-major in a wave tile, each a run of registers), with
+/// its inverse. Within an atom, lane l holds column l mod atom; for 32,
+/// register r of it row 8 (r / 4) + 4 (l / 32) + r mod 4 (four blocks of 8
+/// rows, lanes 32-63 the lower 4 rows of each); for 16, row 4 (l / 16) + r.
+/// Null unless m and n are multiples of the wave tiles of whole atoms and
+/// `threads` is 64 wavefronts of the partition.
+FragmentLayoutAttr getMfmaAccumulatorLayout(MLIRContext *ctx, int64_t m,
+                                            int64_t n, int64_t threads,
+                                            WarpPartition partition,
+                                            int64_t atom);
+
 /// The layout of a row vector (one value per row: a reduction along the
 /// columns) of the M x N mma.sync accumulator layout of `partition`: row i
 /// is replicated over the threads that hold row i of the accumulator, at

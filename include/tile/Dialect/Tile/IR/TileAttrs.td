@@ -106,7 +106,8 @@ def Tile_CopyInstAttr : EnumAttr<Tile_Dialect, Tile_CopyInst, "copy_inst"> {
 def Tile_MmaKind : I32EnumAttr<"MmaKind",
     "the tensor-core instruction family of a gemm", [
     I32EnumAttrCase<"MmaSync", 0, "mma_sync">,
-    I32EnumAttrCase<"Wgmma", 1, "wgmma">
+    I32EnumAttrCase<"Wgmma", 1, "wgmma">,
+    I32EnumAttrCase<"Mfma", 2, "mfma">
   ]> {
   let cppNamespace = "::mlir::tile";
   let genSpecializedAttr = 0;
@@ -242,10 +243,13 @@ def Tile_MmaAttr : Tile_Attr<"Mma", "mma"> {
 
     - `kind`: `mma_sync` (a warp's m16n8kK `mma.sync`, sm_80 and later) or
       `wgmma` (a warpgroup's asynchronous m64nNkK `wgmma.mma_async` from
-      shared-memory descriptors, sm_90a).
+      shared-memory descriptors, sm_90a), or `mfma` (a 64-lane wavefront's
+      `v_mfma_*` on AMD gfx942: `warps` then counts wavefronts).
     - `mMnNkK`: the shape of one instruction: m16n8k8 (tf32), m16n8k16
       (16-bit inputs) or m16n8k32 (8-bit) for `mma_sync`; m64nNk16 (16-bit)
-      or m64nNk32 (fp8), N a multiple of 8 up to 256, for `wgmma`.
+      or m64nNk32 (fp8), N a multiple of 8 up to 256, for `wgmma`; m32n32k8 /
+      m16n16k16 (16-bit inputs) or m32n32k16 / m16n16k32 (8-bit) for `mfma`
+      (see `getMfmaAccumulatorLayout`).
     - `warps = [wm, wn]`: the block's warps split the M x N output into
       wm x wn warp tiles; with `repeats = r` (r > 1, wn = 1) each warpgroup
       takes r blocks of 64 rows and each warp r 16-row strips 64 rows apart
