@@ -5,9 +5,9 @@
 #include "tile/Conversion/TileToCPU/Scan.h"
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
 #include "tile/Conversion/TileToCPU/View.h"
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
 #include "tile/Conversion/TileToNVVM/Scan.h"
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
-#include "tile/Conversion/TileToNVVM/View.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -257,7 +257,7 @@ public:
                             KernelOp kernel) const override {
     if (failed(planScratchForNVVM(rewriter, kernel,
                                   getMaxSharedMemoryBytes())) ||
-        failed(prepareViewsForNVVM(rewriter, kernel)) ||
+        failed(prepareViewsForGPU(rewriter, kernel)) ||
         failed(prepareReducersForNVVM(rewriter, kernel)))
       return failure();
     return prepareScansForNVVM(rewriter, kernel);

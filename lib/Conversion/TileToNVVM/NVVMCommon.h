@@ -1,15 +1,16 @@
 //===- NVVMCommon.h - Shared pieces of the NVIDIA lowering ------*- C++ -*-===//
 //
-// Private to lib/Conversion/TileToNVVM: how tile-place-buffers places tile
-// buffers (the Storage behind each one), and the helpers that the sm_80
+// Private to lib/Conversion/TileToNVVM: the helpers that the sm_80
 // lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.h
-// and its files) share.
+// and its files) share, on top of the target-neutral ones of
+// tile/Conversion/TileToGPU/GpuCommon.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
 #define TILE_LIB_CONVERSION_TILETONVVM_NVVMCOMMON_H
 
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
 #include "tile/Dialect/Tile/IR/DiscardableAttrs.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
@@ -22,6 +23,27 @@
 #include <optional>
 
 namespace mlir::tile::nvvm {
+
+// The target-neutral helpers (Storage, getStorage, sharedView, thread walks)
+// of lib/Conversion/TileToGPU.
+using tilegpu::kSharedAlignment;
+using tilegpu::Storage;
+using tilegpu::getStorage;
+using tilegpu::getThreads;
+using tilegpu::sharedView;
+using tilegpu::threadId;
+using tilegpu::barrier;
+using tilegpu::numElements;
+using tilegpu::delinearize;
+using tilegpu::buildThreadStridedLoop;
+using tilegpu::expandAtRegister;
+using tilegpu::indicesOfRegister;
+using tilegpu::registerHoldsElement;
+using tilegpu::registerOwnsElement;
+using tilegpu::forEachHeldElement;
+using tilegpu::stageToShared;
+using tilegpu::storeFragmentToShared;
+using tilegpu::reserveSharedScratch;
 
 // The tile.* attributes the lowering's steps exchange, declared (and
 // verified) in TileDialect.td.
@@ -46,46 +68,9 @@ constexpr StringLiteral kTmaArgAttr = TileDialect::TmaAttrHelper::getNameStr();
 
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpgroupSize = 128;
-constexpr int64_t kSharedAlignment = 128;
 /// TMA with the 128-byte swizzle and wgmma descriptors need buffers aligned
 /// to the swizzle pattern's 1024 bytes.
 constexpr int64_t kSwizzleAtomBytes = 1024;
-
-/// The storage behind a tile buffer once tile-place-buffers placed it (its
-/// tile.bind_storage).
-struct Storage {
-  Value memref; // shared view, register array or local array; for panel
-                // buffers the shared address (index) of the buffer
-  Scope scope;
-  FragmentLayoutAttr layout = nullptr; // fragments only
-  int64_t numRegisters = 0;            // fragments only
-  int64_t swizzleChunks = 0; // swizzled 2-d shared buffers: 16-byte chunks
-                             // per row
-  /// Shared buffers that TMA fills for wgmma: a R x C buffer is stored as
-  /// C * bytes / 128 panels of R rows of 128 bytes, each panel swizzled
-  /// with the 128-byte pattern (16-byte chunk c of row r at c ^ (r mod 8)).
-  /// R here; 0 for other buffers.
-  int64_t panelRows = 0;
-};
-
-std::optional<Storage> getStorage(Value buffer);
-
-inline int64_t getThreads(Operation *op) {
-  return op->getParentOfType<KernelOp>().getThreads();
-}
-
-/// A view of the kernel's dynamic shared memory as a `shape` buffer of
-/// `elt` that starts `offset` (an index) bytes in.
-Value sharedView(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                 Type elt, Value offset);
-
-inline Value threadId(OpBuilder &b, Location loc) {
-  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
-}
-
-inline void barrier(OpBuilder &b, Location loc) {
-  gpu::BarrierOp::create(b, loc);
-}
 
 /// `v` recomputed at the insertion point: the ops it depends on inside
 /// `scope` are cloned there, their operands looked up in `mapping` (which
@@ -134,27 +119,6 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
 /// any other user or layout.
 bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
                                Operation *user);
-
-/// Runs `body` for every element the current thread holds in a fragment of
-/// `layout` with `registers` registers: body(builder, loc, register,
-/// element indices). Registers are constants (the loop is unrolled). With
-/// `ownedOnly`, only for the elements the thread owns: each element once,
-/// for writes out of a (possibly replicated) fragment.
-void forEachHeldElement(
-    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
-    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
-    bool ownedOnly = false);
-
-int64_t numElements(ArrayRef<int64_t> shape);
-
-/// Decomposes a row-major linear index into indices of `shape`.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<int64_t> shape);
-
-/// A loop in which thread t visits t, t + T, t + 2T, ... < n.
-void buildThreadStridedLoop(
-    OpBuilder &b, Location loc, int64_t n, int64_t threads,
-    function_ref<void(OpBuilder &, Location, Value)> body);
 
 /// A value shuffled across lanes (xor `mask`), widened to 32 bits for the
 /// shuffle where narrower.

@@ -243,17 +243,14 @@ LogicalResult mlir::tile::prepareReducersForNVVM(RewriterBase &rewriter,
   int64_t warps = threads / kWarpSize;
   if (warps == 1)
     return success();
-  auto bytesAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
-  int64_t sharedBytes = bytesAttr ? bytesAttr.getInt() : 0;
   for (FinalizeReducerOp op : finals) {
     MemRefType type = op.getReducer().getType();
-    sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
-    op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(sharedBytes));
-    sharedBytes += warps * type.getNumElements() *
-                   llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t offset = reserveSharedScratch(
+        rewriter, kernel,
+        warps * type.getNumElements() *
+            llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+    op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(offset));
   }
-  kernel->setAttr(getSharedBytesAttrName(),
-                  rewriter.getI64IntegerAttr(sharedBytes));
   return success();
 }
 

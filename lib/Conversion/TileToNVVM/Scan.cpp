@@ -349,18 +349,11 @@ struct ScanLowering : public OpRewritePattern<ScanOp> {
                        ? view({plan.warps}, plan.totalsOffset())
                        : Value();
     SmallVector<Value> origin(sizes.size(), indexConst(rewriter, loc, 0));
-    barrier(rewriter, loc);
     if (src->scope == Scope::Fragment) {
-      forEachHeldElement(
-          rewriter, loc, src->layout, src->numRegisters,
-          [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> idx) {
-            Value v = memref::LoadOp::create(b, l, src->memref,
-                                             ValueRange{indexConst(b, l, r)});
-            memref::StoreOp::create(b, l, v, staging, idx);
-          },
-          /*ownedOnly=*/true);
-      barrier(rewriter, loc);
+      storeFragmentToShared(rewriter, loc, *src, staging);
       from = {staging, origin};
+    } else {
+      barrier(rewriter, loc);
     }
     if (dst->scope == Scope::Fragment)
       to = {staging, origin};
@@ -404,14 +397,10 @@ LogicalResult mlir::tile::prepareScansForNVVM(RewriterBase &rewriter,
     widest = std::max(widest, planScan(op).scratchBytes());
   if (widest == 0)
     return success();
-  auto bytesAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
-  int64_t offset =
-      llvm::alignTo(bytesAttr ? bytesAttr.getInt() : 0, kSharedAlignment);
+  int64_t offset = reserveSharedScratch(rewriter, kernel, widest);
   for (ScanOp op : scans)
     if (planScan(op).scratchBytes())
       op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(offset));
-  kernel->setAttr(getSharedBytesAttrName(),
-                  rewriter.getI64IntegerAttr(offset + widest));
   return success();
 }
 

@@ -17,6 +17,8 @@
 
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
+
 #include "tile/Conversion/Utils.h"
 #include "NVVMCommon.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
@@ -39,32 +41,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvvm;
-
-std::optional<nvvm::Storage> nvvm::getStorage(Value buffer) {
-  auto bound = buffer.getDefiningOp<BindStorageOp>();
-  if (!bound)
-    return std::nullopt;
-  Storage s{bound.getStorage(), *getScope(bound.getType())};
-  if (FragmentLayoutAttr layout = bound.getLayoutAttr()) {
-    s.layout = layout;
-    s.numRegisters = cast<MemRefType>(s.memref.getType()).getNumElements();
-  }
-  s.swizzleChunks = bound.getSwizzleChunks().value_or(0);
-  s.panelRows = bound.getPanelRows().value_or(0);
-  return s;
-}
-
-Value nvvm::sharedView(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                       Type elt, Value offset) {
-  auto workgroup =
-      gpu::AddressSpaceAttr::get(b.getContext(), gpu::AddressSpace::Workgroup);
-  auto bytes = MemRefType::get({ShapedType::kDynamic}, b.getI8Type(),
-                               MemRefLayoutAttrInterface(), workgroup);
-  Value base = gpu::DynamicSharedMemoryOp::create(b, loc, bytes);
-  return memref::ViewOp::create(
-      b, loc, MemRefType::get(shape, elt, MemRefLayoutAttrInterface(), workgroup),
-      base, offset, ValueRange{});
-}
 
 namespace {
 
@@ -102,26 +78,6 @@ SmallVector<Value> physicalIndices(OpBuilder &b, Location loc,
   return idx;
 }
 
-/// `expr` (dims: thread, register) at register `reg` as arith on `tid`.
-Value expandAtRegister(OpBuilder &b, Location loc, AffineExpr expr, Value tid,
-                       int64_t reg) {
-  MLIRContext *ctx = b.getContext();
-  AffineExpr specialized = expr.replaceDims(
-      {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
-  specialized = simplifyAffineExpr(specialized, 1, 0);
-  return affine::expandAffineExpr(b, loc, specialized, ValueRange{tid},
-                                  ValueRange{});
-}
-
-/// The tile indices of register `reg` of the current thread.
-SmallVector<Value> indicesOfRegister(OpBuilder &b, Location loc,
-                                     FragmentLayoutAttr layout, Value tid,
-                                     int64_t reg) {
-  SmallVector<Value> indices;
-  for (AffineExpr e : layout.getInverse().getResults())
-    indices.push_back(expandAtRegister(b, loc, e, tid, reg));
-  return indices;
-}
 
 /// The tile indices (a copy's region without unit dims) of a fragment
 /// element's `indices`.
@@ -160,67 +116,8 @@ bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
   return holdsRun(layout, r, 2);
 }
 
-/// True when register `reg` of thread `tid` holds an element: with the
-/// cyclic layout of a tile whose size the thread count does not divide,
-/// register r of thread t holds element r * T + t only while that is in the
-/// tile. Null when every register holds one.
-Value registerHoldsElement(OpBuilder &b, Location loc,
-                           FragmentLayoutAttr layout, Value tid, int64_t reg) {
-  int64_t elements = 1;
-  for (int64_t d : layout.getShape())
-    elements *= d;
-  // Replicated layouts fill every slot (isWalkable).
-  if ((elements * layout.getReplicate()) % layout.getThreads() == 0)
-    return nullptr;
-  return arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::ult, tid,
-      indexConst(b, loc, elements - reg * layout.getThreads()));
-}
-
-/// True when register `reg` of thread `tid` holds an element and the
-/// thread is its owner (the one copy of a replicated layout that writes
-/// it out). Null when every held register is owned.
-Value registerOwnsElement(OpBuilder &b, Location loc,
-                          FragmentLayoutAttr layout, Value tid, int64_t reg) {
-  Value holds = registerHoldsElement(b, loc, layout, tid, reg);
-  if (layout.getReplicate() == 1)
-    return holds;
-  // The owner of the element in slot (thread, register): map . inverse.
-  AffineExpr owner = layout.getMap().getResult(0).replaceDims(
-      llvm::to_vector(layout.getInverse().getResults()));
-  Value owns =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                            expandAtRegister(b, loc, owner, tid, reg));
-  return holds ? arith::AndIOp::create(b, loc, holds, owns).getResult() : owns;
-}
 
 } // namespace
-
-// (Declared in NVVMCommon.h: the reducer lowering uses them too.)
-namespace mlir::tile::nvvm {
-
-void forEachHeldElement(
-    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
-    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
-    bool ownedOnly) {
-  Value tid = threadId(b, loc);
-  for (int64_t r = 0; r < registers; ++r) {
-    SmallVector<Value> idx = indicesOfRegister(b, loc, layout, tid, r);
-    buildIf(b, loc,
-            ownedOnly ? registerOwnsElement(b, loc, layout, tid, r)
-                      : registerHoldsElement(b, loc, layout, tid, r),
-            [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
-  }
-}
-
-int64_t numElements(ArrayRef<int64_t> shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-} // namespace mlir::tile::nvvm
 
 namespace {
 
@@ -262,118 +159,8 @@ bool isWalkable(FragmentLayoutAttr layout, int64_t registers) {
 
 } // namespace
 
-namespace mlir::tile::nvvm {
-
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
-                               ArrayRef<int64_t> shape) {
-  SmallVector<Value> indices(shape.size());
-  Value rest = linear;
-  for (int64_t d = shape.size() - 1; d >= 0; --d) {
-    Value size = indexConst(b, loc, shape[d]);
-    indices[d] = arith::RemUIOp::create(b, loc, rest, size);
-    rest = arith::DivUIOp::create(b, loc, rest, size);
-  }
-  return indices;
-}
-
-void buildThreadStridedLoop(
-    OpBuilder &b, Location loc, int64_t n, int64_t threads,
-    function_ref<void(OpBuilder &, Location, Value)> body) {
-  Value tid = threadId(b, loc);
-  scf::ForOp::create(b, loc, tid, indexConst(b, loc, n),
-                     indexConst(b, loc, threads), ValueRange{},
-                     [&](OpBuilder &lb, Location ll, Value iv, ValueRange) {
-                       body(lb, ll, iv);
-                       scf::YieldOp::create(lb, ll);
-                     });
-}
-
-} // namespace mlir::tile::nvvm
-
 namespace {
 
-/// A fragment's elements in shared memory, for uses that need elements
-/// other threads hold (reductions, gemm operands, loops reading another
-/// shape): every thread stores its registers into the fragment's scratch
-/// buffer (reserved by prepareKernelForNVVM), then the block synchronizes.
-/// Null when the fragment has no scratch buffer.
-Value stageToShared(OpBuilder &b, Location loc, Value fragment) {
-  std::optional<Storage> s = getStorage(fragment);
-  auto bound = fragment.getDefiningOp<BindStorageOp>();
-  IntegerAttr offset = bound ? bound.getScratchOffsetAttr() : IntegerAttr();
-  if (!s || s->scope != Scope::Fragment || !offset)
-    return nullptr;
-  auto type = cast<MemRefType>(fragment.getType());
-  Value view = sharedView(b, loc, type.getShape(), type.getElementType(),
-                          indexConst(b, loc, offset.getInt()));
-  barrier(b, loc);
-  forEachHeldElement(
-      b, loc, s->layout, s->numRegisters,
-      [&](OpBuilder &tb, Location tl, int64_t r, ArrayRef<Value> idx) {
-        Value v = memref::LoadOp::create(tb, tl, s->memref,
-                                         ValueRange{indexConst(tb, tl, r)});
-        memref::StoreOp::create(tb, tl, v, view, idx);
-      },
-      /*ownedOnly=*/true);
-  barrier(b, loc);
-  return view;
-}
-
-//===----------------------------------------------------------------------===//
-// Fill / clear
-//===----------------------------------------------------------------------===//
-
-LogicalResult lowerFill(PatternRewriter &rewriter, Operation *op, Value buffer,
-                        Value value) {
-  Location loc = op->getLoc();
-  std::optional<Storage> storage = getStorage(buffer);
-  if (!storage)
-    return failure();
-  auto type = cast<MemRefType>(buffer.getType());
-  switch (storage->scope) {
-  case Scope::Fragment:
-    for (int64_t r = 0; r < storage->numRegisters; ++r)
-      memref::StoreOp::create(rewriter, loc, value, storage->memref,
-                              ValueRange{indexConst(rewriter, loc, r)});
-    break;
-  case Scope::Local:
-    buildTileLoops(rewriter, loc, type.getShape(),
-                   [&](OpBuilder &b, Location l, ValueRange ivs) {
-                     memref::StoreOp::create(b, l, value, storage->memref, ivs);
-                   });
-    break;
-  case Scope::Shared:
-    barrier(rewriter, loc);
-    buildThreadStridedLoop(rewriter, loc, type.getNumElements(), getThreads(op),
-                           [&](OpBuilder &b, Location l, Value linear) {
-                             memref::StoreOp::create(
-                                 b, l, value, storage->memref,
-                                 delinearize(b, l, linear, type.getShape()));
-                           });
-    barrier(rewriter, loc);
-    break;
-  }
-  rewriter.eraseOp(op);
-  return success();
-}
-
-struct FillLowering : public OpRewritePattern<FillOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(FillOp op,
-                                PatternRewriter &rewriter) const override {
-    return lowerFill(rewriter, op, op.getBuffer(), op.getValue());
-  }
-};
-
-struct ClearLowering : public OpRewritePattern<ClearOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(ClearOp op,
-                                PatternRewriter &rewriter) const override {
-    Type elt = op.getBuffer().getType().getElementType();
-    return lowerFill(rewriter, op, op.getBuffer(),
-                     zeroOf(rewriter, op.getLoc(), elt));
-  }
-};
 
 //===----------------------------------------------------------------------===//
 // Copy
@@ -2014,85 +1801,6 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
   }
 };
 
-//===----------------------------------------------------------------------===//
-// Loops, annotations, atomics
-//===----------------------------------------------------------------------===//
-
-template <typename AtomicOpT>
-struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
-  using OpRewritePattern<AtomicOpT>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(AtomicOpT op,
-                                PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    TypedValue<MemRefType> target = op.getTarget();
-    std::optional<Storage> targetStorage = getStorage(target);
-    if (!isGlobal(target.getType()) && !targetStorage)
-      return failure();
-    Value buffer = targetStorage ? targetStorage->memref : target;
-    Type elt = target.getType().getElementType();
-    arith::AtomicRMWKind kind = getAtomicRMWKind(op, elt);
-    // Checked before anything is created: a pattern that fails must leave
-    // the IR as it found it.
-    auto tileType = dyn_cast<MemRefType>(op.getValue().getType());
-    std::optional<Storage> value =
-        tileType ? getStorage(op.getValue()) : std::nullopt;
-    if (tileType && (!value || value->scope == Scope::Local))
-      return rewriter.notifyMatchFailure(op, "value tile");
-    SmallVector<Value> offsets =
-        getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
-    SmallVector<int64_t> allDims =
-        llvm::to_vector(llvm::seq<int64_t>(0, target.getType().getRank()));
-    auto update = [&](OpBuilder &b, Location l, Value value,
-                      ArrayRef<Value> idx) {
-      Value cond = isGlobal(target.getType())
-                       ? inBoundsCond(b, l, buffer, idx, allDims)
-                       : Value();
-      buildIf(b, l, cond, [&](OpBuilder &tb, Location tl) {
-        memref::AtomicRMWOp::create(tb, tl, kind, value, buffer, idx);
-      });
-    };
-    if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
-      // A scalar into every element of the region, spread over the threads.
-      buildThreadStridedLoop(
-          rewriter, loc, numElements(*sizes), getThreads(op),
-          [&](OpBuilder &b, Location l, Value linear) {
-            SmallVector<Value> tileIdx = delinearize(b, l, linear, *sizes);
-            update(b, l, op.getValue(), addOffsets(b, l, offsets, tileIdx));
-          });
-      rewriter.eraseOp(op);
-      return success();
-    }
-    if (!tileType) {
-      update(rewriter, loc, op.getValue(), offsets);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    if (value->scope == Scope::Fragment) {
-      forEachHeldElement(
-          rewriter, loc, value->layout, value->numRegisters,
-          [&](OpBuilder &b, Location l, int64_t r, ArrayRef<Value> tileIdx) {
-            Value v = memref::LoadOp::create(b, l, value->memref,
-                                             ValueRange{indexConst(b, l, r)});
-            update(b, l, v, addOffsets(b, l, offsets, tileIdx));
-          },
-          /*ownedOnly=*/true);
-    } else {
-      barrier(rewriter, loc);
-      buildThreadStridedLoop(
-          rewriter, loc, tileType.getNumElements(), getThreads(op),
-          [&](OpBuilder &b, Location l, Value linear) {
-            SmallVector<Value> tileIdx =
-                delinearize(b, l, linear, tileType.getShape());
-            Value v = memref::LoadOp::create(b, l, value->memref, tileIdx);
-            update(b, l, v, addOffsets(b, l, offsets, tileIdx));
-          });
-    }
-    rewriter.eraseOp(op);
-    return success();
-  }
-};
-
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -2818,7 +2526,9 @@ struct FastExpLowering : public OpRewritePattern<MathOpT> {
 
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   MLIRContext *ctx = patterns.getContext();
-  patterns.add<FillLowering, ClearLowering, CopyLowering, GemmSpLowering,
+  populateFillToGPUPatterns(patterns);
+  populateAtomicToGPUPatterns(patterns);
+  patterns.add<CopyLowering, GemmSpLowering,
                ParallelLowering, ReduceLowering, FastExpLowering<math::Exp2Op>,
                FastExpLowering<math::ExpOp>>(ctx);
   patterns.add<GemmLowering>(ctx);
@@ -2826,8 +2536,6 @@ void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns) {
   // copies to completion (with barriers) before the compute; shared buffers
   // stay unswizzled, and fragment layouts were taken by tile-infer-layouts.
   populateSerialPipelinedAndLayoutPatterns(patterns);
-  patterns.add<AtomicLowering<AtomicAddOp>, AtomicLowering<AtomicMaxOp>,
-               AtomicLowering<AtomicMinOp>>(ctx);
 }
 
 LogicalResult mlir::tile::finishKernelForNVVM(RewriterBase &rewriter,

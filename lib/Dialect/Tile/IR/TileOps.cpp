@@ -462,14 +462,23 @@ LogicalResult AllocLocalOp::verify() { return verifyAlloc(*this); }
 // CopyOp
 //===----------------------------------------------------------------------===//
 
+/// The source or target offsets of a copy-like op (tile.copy, tile.scan:
+/// buffers with static and dynamic offsets on both sides).
+template <typename CopyLikeOp>
+static SmallVector<OpFoldResult> mixedOffsetsOf(CopyLikeOp op, bool target) {
+  if (target)
+    return getMixedValues(op.getStaticTargetOffsets(), op.getTargetOffsets(),
+                          op.getContext());
+  return getMixedValues(op.getStaticSourceOffsets(), op.getSourceOffsets(),
+                        op.getContext());
+}
+
 SmallVector<OpFoldResult> CopyOp::getMixedSourceOffsets() {
-  return getMixedValues(getStaticSourceOffsets(), getSourceOffsets(),
-                        getContext());
+  return mixedOffsetsOf(*this, /*target=*/false);
 }
 
 SmallVector<OpFoldResult> CopyOp::getMixedTargetOffsets() {
-  return getMixedValues(getStaticTargetOffsets(), getTargetOffsets(),
-                        getContext());
+  return mixedOffsetsOf(*this, /*target=*/true);
 }
 
 SmallVector<int64_t> CopyOp::getTileShape() {
@@ -1133,13 +1142,11 @@ LogicalResult ViewOp::verify() {
 //===----------------------------------------------------------------------===//
 
 SmallVector<OpFoldResult> ScanOp::getMixedSourceOffsets() {
-  return getMixedValues(getStaticSourceOffsets(), getSourceOffsets(),
-                        getContext());
+  return mixedOffsetsOf(*this, /*target=*/false);
 }
 
 SmallVector<OpFoldResult> ScanOp::getMixedTargetOffsets() {
-  return getMixedValues(getStaticTargetOffsets(), getTargetOffsets(),
-                        getContext());
+  return mixedOffsetsOf(*this, /*target=*/true);
 }
 
 LogicalResult ScanOp::verify() {

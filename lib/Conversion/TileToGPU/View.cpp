@@ -1,4 +1,4 @@
-//===- View.cpp - tile.view on NVIDIA GPUs --------------------------------===//
+//===- View.cpp - tile.view on GPUs ---------------------------------------===//
 //
 // A shared buffer is a memref.view of the kernel's dynamic shared memory at
 // its offset; a tile.view of it is another memref.view at the same offset,
@@ -6,18 +6,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Conversion/TileToNVVM/View.h"
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
 
-#include "NVVMCommon.h"
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 using namespace mlir;
 using namespace mlir::tile;
-using namespace mlir::tile::nvvm;
+using namespace mlir::tile::tilegpu;
 
-LogicalResult mlir::tile::prepareViewsForNVVM(RewriterBase &rewriter,
-                                              KernelOp kernel) {
+LogicalResult mlir::tile::prepareViewsForGPU(RewriterBase &rewriter,
+                                             KernelOp kernel) {
   // In program order: a view of a view finds its source placed.
   SmallVector<ViewOp> views;
   kernel.walk([&](ViewOp op) { views.push_back(op); });

@@ -1,0 +1,127 @@
+//===- GpuCommon.h - Helpers of the target-neutral GPU lowering -*- C++ -*-===//
+//
+// How tile-place-buffers places tile buffers (the Storage behind each one)
+// and the helpers that every GPU target's lowering patterns share: thread
+// walks over fragments and shared buffers, views of the kernel's dynamic
+// shared memory. Everything here builds gpu, memref, scf and arith ops
+// only; nothing is specific to one vendor.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TILE_CONVERSION_TILETOGPU_GPUCOMMON_H
+#define TILE_CONVERSION_TILETOGPU_GPUCOMMON_H
+
+#include "tile/Dialect/Tile/IR/DiscardableAttrs.h"
+#include "tile/Dialect/Tile/IR/Layouts.h"
+#include "tile/Dialect/Tile/IR/TileDialect.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <optional>
+
+namespace mlir::tile::tilegpu {
+
+/// The alignment of every buffer in the kernel's dynamic shared memory.
+constexpr int64_t kSharedAlignment = 128;
+
+/// The storage behind a tile buffer once tile-place-buffers placed it (its
+/// tile.bind_storage).
+struct Storage {
+  Value memref; // shared view, register array or local array; for panel
+                // buffers the shared address (index) of the buffer
+  Scope scope;
+  FragmentLayoutAttr layout = nullptr; // fragments only
+  int64_t numRegisters = 0;            // fragments only
+  int64_t swizzleChunks = 0; // swizzled 2-d shared buffers: 16-byte chunks
+                             // per row
+  /// Shared buffers that TMA fills for wgmma: a R x C buffer is stored as
+  /// C * bytes / 128 panels of R rows of 128 bytes, each panel swizzled
+  /// with the 128-byte pattern (16-byte chunk c of row r at c ^ (r mod 8)).
+  /// R here; 0 for other buffers.
+  int64_t panelRows = 0;
+};
+
+std::optional<Storage> getStorage(Value buffer);
+
+inline int64_t getThreads(Operation *op) {
+  return op->getParentOfType<KernelOp>().getThreads();
+}
+
+/// A view of the kernel's dynamic shared memory as a `shape` buffer of
+/// `elt` that starts `offset` (an index) bytes in.
+Value sharedView(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                 Type elt, Value offset);
+
+inline Value threadId(OpBuilder &b, Location loc) {
+  return gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+}
+
+inline void barrier(OpBuilder &b, Location loc) {
+  gpu::BarrierOp::create(b, loc);
+}
+
+int64_t numElements(ArrayRef<int64_t> shape);
+
+/// Decomposes a row-major linear index into indices of `shape`.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value linear,
+                               ArrayRef<int64_t> shape);
+
+/// A loop in which thread t visits t, t + T, t + 2T, ... < n.
+void buildThreadStridedLoop(
+    OpBuilder &b, Location loc, int64_t n, int64_t threads,
+    function_ref<void(OpBuilder &, Location, Value)> body);
+
+/// `expr` (dims: thread, register) at register `reg` as arith on `tid`.
+Value expandAtRegister(OpBuilder &b, Location loc, AffineExpr expr, Value tid,
+                       int64_t reg);
+
+/// The tile indices of register `reg` of the current thread.
+SmallVector<Value> indicesOfRegister(OpBuilder &b, Location loc,
+                                     FragmentLayoutAttr layout, Value tid,
+                                     int64_t reg);
+
+/// True when register `reg` of thread `tid` holds an element: with the
+/// cyclic layout of a tile whose size the thread count does not divide,
+/// register r of thread t holds element r * T + t only while that is in the
+/// tile. Null when every register holds one.
+Value registerHoldsElement(OpBuilder &b, Location loc,
+                           FragmentLayoutAttr layout, Value tid, int64_t reg);
+
+/// True when register `reg` of thread `tid` holds an element and the
+/// thread is its owner (the one copy of a replicated layout that writes
+/// it out). Null when every held register is owned.
+Value registerOwnsElement(OpBuilder &b, Location loc,
+                          FragmentLayoutAttr layout, Value tid, int64_t reg);
+
+/// Runs `body` for every element the current thread holds in a fragment of
+/// `layout` with `registers` registers: body(builder, loc, register,
+/// element indices). Registers are constants (the loop is unrolled). With
+/// `ownedOnly`, only for the elements the thread owns: each element once,
+/// for writes out of a (possibly replicated) fragment.
+void forEachHeldElement(
+    OpBuilder &b, Location loc, FragmentLayoutAttr layout, int64_t registers,
+    function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
+    bool ownedOnly = false);
+
+/// A fragment's elements in shared memory, for uses that need elements
+/// other threads hold (reductions, gemm operands, loops reading another
+/// shape): every thread stores its registers into the fragment's scratch
+/// buffer (reserved by tile-plan-scratch), then the block synchronizes.
+/// Null when the fragment has no scratch buffer.
+Value stageToShared(OpBuilder &b, Location loc, Value fragment);
+
+/// Between two barriers, every thread stores the elements it owns of
+/// `fragment` into `view`, a shared buffer of the fragment's shape.
+void storeFragmentToShared(OpBuilder &b, Location loc, const Storage &fragment,
+                           Value view);
+
+/// Reserves `bytes` of the kernel's dynamic shared memory after what its
+/// tile.shared_bytes counts, aligned to kSharedAlignment, and counts them
+/// there: returns their offset.
+int64_t reserveSharedScratch(RewriterBase &rewriter, KernelOp kernel,
+                             int64_t bytes);
+
+} // namespace mlir::tile::tilegpu
+
+#endif // TILE_CONVERSION_TILETOGPU_GPUCOMMON_H
