@@ -43,7 +43,7 @@ import threading
 
 from . import torch_read_only
 # Shared with the HIP runtime; names kept here for the callers of cuda.py.
-from .kernel_args import (BundleKernel, GridExpr, _c_strides, _FAST_SCALARS,  # noqa: F401
+from .kernel_args import (BundleKernel, DriverLibrary, GridExpr, _c_strides, _FAST_SCALARS,  # noqa: F401
                           _Tensor, dtype_info, eval_grid_expr, pack_scalar)
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
@@ -197,11 +197,13 @@ _SIGNATURES = {
 }
 
 
-class Driver:
+class Driver(DriverLibrary):
     """The CUDA driver calls the runtime makes, each a thin method over
     libcuda.so.1 that raises RuntimeError (naming the call, the error's name
     and its description) on failure. Handles are returned as Python ints
     (0 for NULL)."""
+
+    INIT = "cuInit"
 
     def __init__(self, library=None):
         library = library or LIBCUDA
@@ -212,9 +214,7 @@ class Driver:
                 f"no CUDA driver (libcuda.so.1) found: loading {library} failed ({e}); running "
                 "CUDA bundles needs an NVIDIA GPU with its driver installed") from None
         self.library = library
-        self._fns = {}
-        self._lock = threading.Lock()
-        self._initialized = False
+        self._init_calls()
         self._primary = {}
         self._devices = {}
 
@@ -250,18 +250,7 @@ class Driver:
         if rc != CUDA_SUCCESS:
             raise RuntimeError(f"{call} failed: {self.error_text(rc)}{detail}")
 
-    def _call(self, name, *args, what=None, detail=""):
-        rc = self._fn(name)(*args)
-        self.check(what or name, rc, detail)
-
-    # Initialisation, devices and contexts.
-
-    def init(self):
-        if not self._initialized:
-            with self._lock:
-                if not self._initialized:
-                    self._call("cuInit", 0)
-                    self._initialized = True
+    # Initialisation (DriverLibrary.init), devices and contexts.
 
     def driver_version(self):
         v = ctypes.c_int()

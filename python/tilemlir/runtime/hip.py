@@ -23,7 +23,7 @@ import os
 import sys
 import threading
 
-from .kernel_args import BundleKernel, _Tensor
+from .kernel_args import BundleKernel, DriverLibrary, _Tensor
 
 __all__ = ["HipKernel", "HipDriver", "get_driver", "set_driver", "LIBAMDHIP"]
 
@@ -59,10 +59,12 @@ _SIGNATURES = {
 _STRING_FNS = ("hipGetErrorName", "hipGetErrorString")   # const char *(hipError_t)
 
 
-class HipDriver:
+class HipDriver(DriverLibrary):
     """The HIP runtime calls the runtime makes, as methods that raise
     RuntimeError (with HIP's error name and string) on failure. Handles are
     Python ints (0 for NULL)."""
+
+    INIT = "hipInit"
 
     def __init__(self, library=None):
         names = [library] if library else (
@@ -81,9 +83,7 @@ class HipDriver:
                 "bundles needs an AMD GPU with ROCm installed (or TILEMLIR_HIP_LIBRARY naming "
                 "libamdhip64.so)")
         self.library = name
-        self._fns = {}
-        self._lock = threading.Lock()
-        self._initialized = False
+        self._init_calls()
 
     def _fn(self, name):
         fn = self._fns.get(name)
@@ -121,16 +121,6 @@ class HipDriver:
             except RuntimeError:
                 pass
             raise RuntimeError(f"{call} failed: {self.error_text(rc)}{detail}")
-
-    def _call(self, name, *args, what=None, detail=""):
-        self.check(what or name, self._fn(name)(*args), detail)
-
-    def init(self):
-        if not self._initialized:
-            with self._lock:
-                if not self._initialized:
-                    self._call("hipInit", 0)
-                    self._initialized = True
 
     def device_count(self):
         n = ctypes.c_int()

@@ -18,6 +18,30 @@ from . import check_shape, check_written, dynamic_names, torch_read_only
 
 # --- Data types -------------------------------------------------------------------------------
 
+
+class DriverLibrary:
+    """What the CUDA and HIP driver wrappers share: the guarded one-time
+    initialisation and a call that raises on failure. Subclasses load the
+    library and define `_fn(name)` (the typed ctypes function), `check(call,
+    rc, detail)` (raise on an error code) and INIT (the init call's name)."""
+
+    INIT = None
+
+    def _init_calls(self):
+        self._fns = {}
+        self._lock = threading.Lock()
+        self._initialized = False
+
+    def _call(self, name, *args, what=None, detail=""):
+        self.check(what or name, self._fn(name)(*args), detail)
+
+    def init(self):
+        if not self._initialized:
+            with self._lock:
+                if not self._initialized:
+                    self._call(self.INIT, 0)
+                    self._initialized = True
+
 class _DType:
     __slots__ = ("name", "itemsize", "torch", "cai", "kind")
 
