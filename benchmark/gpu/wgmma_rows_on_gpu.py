@@ -62,7 +62,9 @@ def load(rel, fill):
 def mha_cases():
     for b, h, s, d in ((2, 4, 333, 64), (1, 8, 1024, 128)):
         for causal in (False, True):
-            yield f"mha_bshd b{b} h{h} s{s} d{d} causal={causal}", (b, h, s, d, causal)
+            for stages in (1, 2):
+                yield (f"mha_bshd b{b} h{h} s{s} d{d} causal={causal} stages={stages}",
+                       (b, h, s, d, causal, stages))
 
 
 def gemm_cases():
@@ -76,8 +78,9 @@ def fp8_cases():
 
 
 def compile_mha(mod, args):
-    b, h, s, d, causal = args
-    return mod.flashattn(b, h, s, d, causal, block_M=128, block_N=128, num_stages=1, threads=128)
+    b, h, s, d, causal, stages = args
+    return mod.flashattn(b, h, s, d, causal, block_M=128, block_N=128, num_stages=stages,
+                         threads=128)
 
 
 def compile_gemm(mod, args):
@@ -92,7 +95,7 @@ def compile_fp8(mod, args):
 
 
 def run_mha(torch, mod, kernel, args):
-    b, h, s, d, causal = args
+    b, h, s, d, causal, _ = args
     q, k, v = (torch.randn(b, s, h, d, dtype=torch.float16, device="cuda") for _ in range(3))
     got = kernel(q, k, v)
     want = mod.ref_program(q.float(), k.float(), v.float(), causal)
