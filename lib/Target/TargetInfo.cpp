@@ -167,10 +167,11 @@ public:
     int64_t threads = op->getParentOfType<KernelOp>().getThreads();
     // sm_90a: wgmma when the block is one warpgroup per 64 rows of the tile
     // (or several, splitting N: DeepSeek MLA's 64-row tiles on 256 threads),
-    // or per 128 rows (two wgmmas a warpgroup) with the default policy and
-    // operands whose rows are whole 128-byte panels, which TMA can load for
-    // wgmma (a policy that asks for a warp split keeps it; operands that
-    // stay off TMA run as mma.sync, on the most balanced warp tiles).
+    // or per 128 rows (two wgmmas a warpgroup) with the default policy or
+    // FullRow (all warps along M, as the two 64-row blocks a warpgroup put
+    // them) and operands whose rows are whole 128-byte panels, which TMA
+    // can load for wgmma (FullCol asks for a warp split and keeps it;
+    // operands that stay off TMA run as mma.sync, on the same warps).
     // settleMma keeps wgmma only where a TMA pipeline feeds it.
     auto panelRows = [](Value operand) {
       auto type = cast<MemRefType>(operand.getType());
@@ -185,7 +186,8 @@ public:
               getWgmmaPartition(m, n, k, threads / 32, a);
           part &&
           (part->repeats == 1 ||
-           (policy == GemmWarpPolicy::Square &&
+           ((policy == GemmWarpPolicy::Square ||
+             policy == GemmWarpPolicy::FullRow) &&
             panelRows(cast<GemmOp>(op).getA()) &&
             panelRows(cast<GemmOp>(op).getB()))))
         return MmaAttr::get(ctx, MmaKind::Wgmma, 64, n / part->warpsN,

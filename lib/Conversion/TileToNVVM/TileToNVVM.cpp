@@ -1008,7 +1008,8 @@ bool mmaAFromRegisters(GemmOp op, const Storage &a, WarpPartition part) {
          (aElt.isF16() || aElt.isBF16()) && op.getK() % 16 == 0 &&
          a.layout == getMmaSyncAccumulatorLayout(op.getContext(), op.getM(),
                                                  op.getK(), getThreads(op),
-                                                 {part.warpsM, 1});
+                                                 {part.warpsM, 1,
+                                                  part.repeats});
 }
 
 /// The error of a gemm that reaches the lowering without the #tile.mma
@@ -1071,7 +1072,7 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
           storage->panelRows = type.getDimSize(0);
       }
       if (!b->panelRows ||
-          !(a->panelRows || (aInRegisters && mma.getRepeats() == 1)))
+          !(a->panelRows || aInRegisters))
         return op.emitOpError()
                << "has " << mma
                << ", but its operands are not the panel buffers of a TMA "

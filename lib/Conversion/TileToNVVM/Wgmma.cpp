@@ -24,18 +24,22 @@ namespace {
 using LayoutOf = function_ref<FragmentLayoutAttr(Value)>;
 
 /// True when A of `gemm` can be wgmma's register operand: a 16-bit
-/// fragment in the accumulator layout of an M x K wgmma (flash attention's
-/// P), whose registers are the A fragments of m64k16 in every warp.
+/// fragment in the accumulator layout of an M x K wgmma on the gemm's
+/// warps (flash attention's P: one or two 64-row blocks a warpgroup),
+/// whose registers are the A fragments of m64k16 in every warp.
 bool wgmmaAFromRegisters(GemmOp gemm, LayoutOf layoutOf) {
   FragmentLayoutAttr a = layoutOf(gemm.getA());
   Type aElt = gemm.getA().getType().getElementType();
-  int64_t threads = getThreads(gemm);
+  int64_t threads = getThreads(gemm), m = gemm.getM();
   if (!a || gemm.getTransposeA() || !(aElt.isF16() || aElt.isBF16()) ||
-      gemm.getM() % 64 != 0 || threads / kWarpSize != gemm.getM() / 16)
+      m % 64 != 0)
     return false;
-  return a == getMmaSyncAccumulatorLayout(gemm.getContext(), gemm.getM(),
-                                          gemm.getK(), threads,
-                                          WarpPartition{gemm.getM() / 16, 1});
+  std::optional<WarpPartition> part = getWgmmaPartition(
+      m, gemm.getN(), gemm.getK(), threads / kWarpSize, aElt);
+  if (!part || part->warpsN != 1)
+    return false;
+  return a == getMmaSyncAccumulatorLayout(gemm.getContext(), m, gemm.getK(),
+                                          threads, *part);
 }
 
 /// True when `gemm` can run as wgmma on TMA-loaded panel buffers (B, and A
@@ -147,11 +151,12 @@ NVVM::WGMMATypes wgmmaType(Type t) {
   return NVVM::WGMMATypes::f16;
 }
 
-/// The four 32-bit words of the m64k16 A fragment of k-step `kk` of `a`
-/// (a 16-bit fragment in the accumulator layout of an M x K wgmma: each
-/// warp's 16 rows), in pairs of 16-bit elements (see aOperandRegister).
+/// The four 32-bit words of the m64k16 A fragment of k-step `kk` of the
+/// 64-row block `block` of `a` (a 16-bit fragment in the accumulator layout
+/// of an M x K wgmma: each warp's 16 rows of each block), in pairs of
+/// 16-bit elements (see aOperandRegister).
 SmallVector<Value> wgmmaAWords(OpBuilder &b, Location loc, const Storage &a,
-                               int64_t kk, Type elt) {
+                               int64_t block, int64_t kk, Type elt) {
   auto pair = VectorType::get({2}, elt);
   SmallVector<Value> words;
   for (int64_t q = 0; q < 4; ++q) {
@@ -159,7 +164,7 @@ SmallVector<Value> wgmmaAWords(OpBuilder &b, Location loc, const Storage &a,
     for (int64_t e = 2 * q; e < 2 * q + 2; ++e)
       halves.push_back(memref::LoadOp::create(
           b, loc, a.memref,
-          ValueRange{indexConst(b, loc, aOperandRegister(a.layout, 0, kk, e))}));
+          ValueRange{indexConst(b, loc, aOperandRegister(a.layout, 64 * block, kk, e))}));
     Value word = vector::BitCastOp::create(
         b, loc, VectorType::get({1}, b.getI32Type()),
         vector::FromElementsOp::create(b, loc, pair, halves));
@@ -348,10 +353,12 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
       materializeAccumulators(rewriter, loc, c, repeats, blockRegs);
   // A from registers: every word in place before the fence (ptxas injects
   // a fence before each wgmma whose registers are written after it).
+  // (aWords[kk / kStep * repeats + j]: block j of k-step kk.)
   SmallVector<SmallVector<Value>> aWords;
   if (aInRegisters)
     for (int64_t kk = 0; kk < k; kk += kStep)
-      aWords.push_back(wgmmaAWords(rewriter, loc, a, kk, elt));
+      for (int64_t j = 0; j < repeats; ++j)
+        aWords.push_back(wgmmaAWords(rewriter, loc, a, j, kk, elt));
 
   NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
   auto wgType = NVVM::WGMMATypesAttr::get(ctx, wgmmaType(elt));
@@ -365,8 +372,10 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
     Value descB = operandDescriptor(rewriter, loc, bBase, b.panelRows, kk,
                                     transB, panel, eltBytes);
     if (aInRegisters) {
-      accs[0] = wgmmaFromRegisters(rewriter, loc, accs[0], aWords[kk / kStep],
-                                   descB, n, elt, transB);
+      for (int64_t j = 0; j < repeats; ++j)
+        accs[j] = wgmmaFromRegisters(rewriter, loc, accs[j],
+                                     aWords[kk / kStep * repeats + j], descB,
+                                     n, elt, transB);
       continue;
     }
     for (int64_t j = 0; j < repeats; ++j)
@@ -418,9 +427,12 @@ LogicalResult nvvm::verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas,
     Type elt = gemm.getA().getType().getElementType();
     int64_t kStep = getWgmmaK(elt);
     int64_t instructionN = gemm.getMmaAttr().getN();
-    int64_t accumulator = instructionN / 2;
+    // (Two 64-row blocks a warpgroup: two accumulators, two A fragments.)
+    int64_t repeats = gemm.getMmaAttr().getRepeats();
+    int64_t accumulator = repeats * instructionN / 2;
     int64_t aRegisters = getScope(gemm.getA().getType()) == Scope::Fragment
-                             ? kStep * elt.getIntOrFloatBitWidth() / 64
+                             ? repeats * kStep *
+                                   elt.getIntOrFloatBitWidth() / 64
                              : 0;
     int64_t need = accumulator + aRegisters + kWgmmaExtraRegisters;
     if (need <= budget)
@@ -438,7 +450,7 @@ LogicalResult nvvm::verifyWgmmaRegisters(ArrayRef<GemmOp> wgmmas,
     diag << " has " << budget << " (65536 / threads in multiples of 8, at "
          << "most 255): ptxas cannot spill an accumulator and would fail";
     int64_t maxN =
-        (budget - aRegisters - kWgmmaExtraRegisters) * 2 / 8 * 8;
+        (budget - aRegisters - kWgmmaExtraRegisters) * 2 / repeats / 8 * 8;
     Diagnostic &note = diag.attachNote();
     note << "a block_N of at most " << maxN << " fits";
     if (producer && need <= entryRegisters(threads))
@@ -495,10 +507,12 @@ LogicalResult mlir::tile::settleMmaForNVVM(
     }
     // mma.sync on the same warp partition (the accumulator keeps its
     // layout); warpgroups along N, whose warps mma.sync numbers otherwise,
-    // on the partition of the gemm's policy, as without wgmma.
+    // and FullRow's two 64-row blocks a warpgroup on the partition of the
+    // gemm's policy, as without wgmma.
     // (The same warps numbered along N first always tile it too.)
     WarpPartition part = getMmaPartition(mma);
-    if (part.warpgroupsAlongN)
+    if (part.warpgroupsAlongN ||
+        (part.repeats > 1 && gemm.getPolicy() == GemmWarpPolicy::FullRow))
       part = getWarpPartition(gemm.getM(), gemm.getN(),
                               getThreads(gemm) / kWarpSize, gemm.getPolicy(),
                               16, 8)

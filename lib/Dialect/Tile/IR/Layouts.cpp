@@ -176,6 +176,22 @@ FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
   int64_t tileM = m / wm;
   bool alongM = partition.warpgroupsAlongN;
   AffineExpr i = getAffineDimExpr(0, ctx);
+  if (int64_t r = partition.repeats; r > 1) {
+    // Row i of the accumulator with `r` 64-row strips a warpgroup (see
+    // getMmaSyncAccumulatorLayout): the 4 lanes (i mod 8) * 4 + c of warp
+    // (i mod 64) / 16 of warpgroup i / 64r, in register 2 (strip) + (i mod
+    // 16) / 8.
+    AffineExpr thread =
+        i.floorDiv(64 * r) * 128 + (i % 64).floorDiv(16) * 32 + (i % 8) * 4;
+    AffineExpr reg = (i % (64 * r)).floorDiv(64) * 2 + (i % 16).floorDiv(8);
+    AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+    AffineExpr row = t.floorDiv(128) * (64 * r) + q.floorDiv(2) * 64 +
+                     (t % 128).floorDiv(32) * 16 + (t % 32).floorDiv(4) +
+                     (q % 2) * 8;
+    return FragmentLayoutAttr::get(
+        ctx, {m}, threads, AffineMap::get(1, 0, {thread, reg}, ctx),
+        /*replicate=*/4, AffineMap::get(2, 0, {row}, ctx));
+  }
   // Row i of the accumulator is held by the 4 lanes (i mod 8) * 4 + c of
   // each of the warpsN warps of its warp row, in register (i mod tileM) / 8
   // (atom row-block and upper/lower half). The owner is the first warp.
@@ -288,6 +304,12 @@ FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
         return getRowSplitRowLayout(layout.getContext(), shape[0], threads,
                                     lanes);
   int64_t warps = threads / 32, m = shape[0], n = shape[1];
+  // The wgmma accumulator of two 64-row blocks a warpgroup.
+  WarpPartition twoBlocks{warps, 1, /*repeats=*/2};
+  if (warps % 4 == 0 && m == warps * 32 && n % 8 == 0 &&
+      getMmaSyncAccumulatorLayout(layout.getContext(), m, n, threads,
+                                  twoBlocks) == layout)
+    return getMmaSyncRowLayout(layout.getContext(), m, threads, twoBlocks);
   for (int64_t wm = 1; wm <= warps; ++wm) {
     if (warps % wm != 0)
       continue;

@@ -3,8 +3,8 @@
 // rows 16q .. 16q + 15 of blocks 2g and 2g + 1 (64 registers each, in the
 // order of one m64n128 accumulator); every k-step issues one wgmma per
 // block, each reading its 64 rows of A. The same layout runs as mma.sync
-// when the loads stay off TMA; a policy that asks for a warp split keeps
-// it (and mma.sync).
+// when the loads stay off TMA; FullRow takes it too, FullCol keeps its
+// warp split (and mma.sync).
 // (`// -----` ends each part: test/Robustness/fuzz.py takes them one by one.)
 //
 // RUN: rm -rf %t && split-file %s %t
@@ -128,10 +128,13 @@ func.func @no_tma(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memr
 // -----
 
 //--- full-row.mlir
-// An explicit policy keeps its warp split (8 x 1 warps of 32 rows): mma.sync.
+// FullRow (all warps along M) is the partition of two 64-row blocks a
+// warpgroup too: wgmma, two a k-step (FullCol keeps its warp split and
+// mma.sync: select-mma.mlir).
 // POLICY-LABEL: func.func @full_row(
-// POLICY-NOT: nvvm.wgmma.mma_async
-// POLICY: nvgpu.mma.sync
+// POLICY-NOT: nvgpu.mma.sync
+// POLICY-COUNT-2: nvvm.wgmma.mma_async
+// POLICY-NOT: nvgpu.mma.sync
 func.func @full_row(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>, %C: memref<1024x1024xf16>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -15,6 +15,7 @@
 // DeepSeek-MLA-style decode (64 rows on two warpgroups): every gemm of the
 // TMA loop runs as wgmma with the warpgroups along N, P from the shared
 // tile the loop writes.
+// RUN: tile-opt %S/../../../Target/NVVM/Inputs/mha-fwd-bshd-128.mlir --tile-select-mma=target=sm_90a | FileCheck %s --check-prefix=MHA128
 // RUN: tile-opt %S/../../../Target/NVVM/Inputs/mla-decode.mlir --tile-select-mma=target=sm_90a | FileCheck %s --check-prefix=MLA90
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_90a -verify-diagnostics
@@ -27,6 +28,13 @@
 // FA90-LABEL: func.func @main
 // FA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>, policy = #tile.policy<full_row>, transpose_b}
 // FA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// One warpgroup for 128 rows with FullRow gemms (example_mha_fwd_bshd.py at
+// block_M = block_N = 128, 128 threads): both gemms are two m64 wgmmas a
+// warpgroup, 64 rows apart; the second takes P from registers (its layout
+// is the first one's accumulator, two 64-row strips a warp).
+// MHA128-LABEL: func.func @main
+// MHA128: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>, policy = #tile.policy<full_row>, transpose_b}
+// MHA128: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n64k16, warps = [4, 1], repeats = 2>, policy = #tile.policy<full_row>}
 // MLA90-LABEL: func.func @mla
 // MLA90: tile.gemm {{.*}} {clear_accum, mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>, policy = #tile.policy<full_col>, transpose_b}
 // MLA90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n32k16, warps = [4, 2]>, policy = #tile.policy<full_col>, transpose_b}
@@ -137,6 +145,56 @@ func.func @two_blocks_a_warpgroup(%A: memref<1024x1024xf16>, %B: memref<1024x102
       tile.copy %A[%by, %k0] to %As : memref<1024x1024xf16> to memref<256x64xf16, #tile.scope<shared>>
       tile.copy %B[%k0, %bx] to %Bs : memref<1024x1024xf16> to memref<64x128xf16, #tile.scope<shared>>
       tile.gemm %As, %Bs, %C : memref<256x64xf16, #tile.scope<shared>>, memref<64x128xf16, #tile.scope<shared>>, memref<256x128xf32, #tile.scope<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// One warpgroup for 128 rows: FullRow (all 4 warps along M) is the wgmma
+// partition of two 64-row blocks too; FullCol asks for warps along N and
+// keeps mma.sync (1 x 4 warps). 64-byte rows of A (K = 32 f16) are not
+// 128-byte panels: mma.sync on FullRow's 4 x 1 warps.
+// CHECK-LABEL: func.func @one_warpgroup_128_rows
+// SM80-COUNT-2: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// SM80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_col>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>, policy = #tile.policy<full_row>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_col>}
+func.func @one_warpgroup_128_rows(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel (%bx, %by) in (8, 8) threads(128) {
+    %As = tile.alloc_shared : memref<128x64xf16, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<64x128xf16, #tile.scope<shared>>
+    %A2 = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %B2 = tile.alloc_shared : memref<32x128xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %C2 = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %C3 = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    %A3 = tile.alloc_shared : memref<128x64xf16, #tile.scope<shared>>
+    %B3 = tile.alloc_shared : memref<64x128xf16, #tile.scope<shared>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%by, %k0] to %As : memref<1024x1024xf16> to memref<128x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %Bs : memref<1024x1024xf16> to memref<64x128xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %C {policy = #tile.policy<full_row>} : memref<128x64xf16, #tile.scope<shared>>, memref<64x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%by, %k0] to %A2 : memref<1024x1024xf16> to memref<128x32xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %B2 : memref<1024x1024xf16> to memref<32x128xf16, #tile.scope<shared>>
+      tile.gemm %A2, %B2, %C2 {policy = #tile.policy<full_row>} : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%by, %k0] to %A3 : memref<1024x1024xf16> to memref<128x64xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %B3 : memref<1024x1024xf16> to memref<64x128xf16, #tile.scope<shared>>
+      tile.gemm %A3, %B3, %C3 {policy = #tile.policy<full_col>} : memref<128x64xf16, #tile.scope<shared>>, memref<64x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
     }
   }
   return

@@ -83,7 +83,7 @@ FragmentLayoutAttr getMfmaAccumulatorLayout(MLIRContext *ctx, int64_t m,
 /// The layout of a row vector (one value per row: a reduction along the
 /// columns) of the M x N mma.sync accumulator layout of `partition`: row i
 /// is replicated over the threads that hold row i of the accumulator, at
-/// one register per 8 rows of the warp tile.
+/// one register per 8 rows of the warp tile (of its strips, with repeats).
 FragmentLayoutAttr getMmaSyncRowLayout(MLIRContext *ctx, int64_t m,
                                        int64_t threads,
                                        WarpPartition partition);
