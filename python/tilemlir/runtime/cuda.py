@@ -674,9 +674,6 @@ class CudaKernel(BundleKernel):
 
     # Launching.
 
-    def __call__(self, *args, stream=None):
-        self.launch(args, stream=stream)
-
     def _device(self, values, drv):
         for v in values:
             if isinstance(v, _Tensor):

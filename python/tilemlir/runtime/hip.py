@@ -212,9 +212,6 @@ class HipKernel(BundleKernel):
     def _default_driver():
         return get_driver()
 
-    def __call__(self, *args, stream=None):
-        self.launch(args, stream=stream)
-
     def _device(self, values, drv):
         for v in values:
             if isinstance(v, _Tensor) and v.device is not None:

@@ -429,6 +429,9 @@ class BundleKernel:
         self._fast = {}             # see launch()
         self._written = tuple(p.get("written") is True for p in self.params)
 
+    def __call__(self, *args, stream=None):
+        self.launch(args, stream=stream)
+
     def _compile_arg(self, i, a, where):
         kind = a.get("kind")
         if kind == "const":
