@@ -686,7 +686,6 @@ class CudaKernel(BundleKernel):
             return torch.cuda.current_device()
         return drv.ctx_get_device() if drv.ctx_get_current() else 0
 
-
     def _function(self, drv, ctx):
         fn = self._functions.get(ctx)
         if fn is not None:
