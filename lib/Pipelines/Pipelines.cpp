@@ -22,6 +22,7 @@ using namespace mlir::tile;
 void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{"cpu"}));
@@ -50,6 +51,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   std::string target = chip.str();
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{target}));
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileSelectMma(TileSelectMmaOptions{target}));

@@ -91,6 +91,7 @@ public:
 
 private:
   // Analysis.
+  void scalarizeLocalFills();
   void findPerThreadValues();
   bool isLocalBuffer(Value v) const {
     return v.getDefiningOp<AllocLocalOp>() != nullptr;
@@ -163,6 +164,28 @@ bool ThreadSerializer::usesAny(Operation *op,
         return WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+/// Fills of local buffers become element stores, so that a buffer that
+/// holds a value per thread (a T.clear'ed accumulator) is filled in each
+/// thread's copy.
+void ThreadSerializer::scalarizeLocalFills() {
+  SmallVector<Operation *> fills;
+  kernel.walk([&](Operation *op) {
+    if (isa<FillOp, ClearOp>(op) && isLocalBuffer(op->getOperand(0)))
+      fills.push_back(op);
+  });
+  for (Operation *op : fills) {
+    rw.setInsertionPoint(op);
+    Value buffer = op->getOperand(0);
+    Value value =
+        isa<FillOp>(op)
+            ? cast<FillOp>(op).getValue()
+            : zeroOf(rw, op->getLoc(),
+                     cast<MemRefType>(buffer.getType()).getElementType());
+    fillBuffer(rw, op->getLoc(), buffer, value);
+    rw.eraseOp(op);
+  }
 }
 
 /// A fixed point: results of ops that read per-thread values (or the thread
@@ -751,6 +774,7 @@ LogicalResult ThreadSerializer::run() {
     return failure();
   if (!any)
     return success();
+  scalarizeLocalFills();
   findPerThreadValues();
   if (failed(serializeBlock(kernel.getBodyBlock())) ||
       failed(reloadPerThreadValues()) || failed(expandPerThreadLocals()))

@@ -67,15 +67,6 @@ struct AllocLowering : public OpRewritePattern<AllocOpT> {
   }
 };
 
-/// Stores `value` to every element of `buffer`.
-void fillBuffer(OpBuilder &b, Location loc, Value buffer, Value value) {
-  auto type = cast<MemRefType>(buffer.getType());
-  buildTileLoops(b, loc, type.getShape(),
-                 [&](OpBuilder &lb, Location ll, ValueRange ivs) {
-                   memref::StoreOp::create(lb, ll, value, buffer, ivs);
-                 });
-}
-
 struct FillLowering : public OpRewritePattern<FillOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(FillOp op,
@@ -681,4 +672,13 @@ LogicalResult mlir::tile::lowerKernelToCPU(RewriterBase &rewriter,
                                         /*replaceLocs=*/false,
                                         /*replaceTypes=*/true);
   return success();
+}
+
+void mlir::tile::fillBuffer(OpBuilder &b, Location loc, Value buffer,
+                            Value value) {
+  auto type = cast<MemRefType>(buffer.getType());
+  buildTileLoops(b, loc, type.getShape(),
+                 [&](OpBuilder &lb, Location ll, ValueRange ivs) {
+                   memref::StoreOp::create(lb, ll, value, buffer, ivs);
+                 });
 }

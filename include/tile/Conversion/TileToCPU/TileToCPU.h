@@ -15,6 +15,9 @@
 
 namespace mlir::tile {
 
+/// Stores `value` to every element of `buffer` (a loop nest).
+void fillBuffer(OpBuilder &b, Location loc, Value buffer, Value value);
+
 /// Patterns that lower every tile op except tile.kernel for the CPU.
 void populateTileToCPUOpPatterns(RewritePatternSet &patterns);
 

@@ -13,6 +13,7 @@
 
 #include "tile/Dialect/Tile/IR/Layouts.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
+#include "tile/Dialect/Tile/Transforms/Uniformity.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -25,126 +26,6 @@ namespace {
 bool inParallel(Operation *op) {
   return op->getParentOfType<ParallelOp>() != nullptr;
 }
-
-std::optional<Scope> scopeOf(Value memref) {
-  return getScope(cast<MemRefType>(memref.getType()));
-}
-
-/// Which values every thread of the block computes alike. Local buffers
-/// (each thread's own) hold such values when every write to them does;
-/// that is assumed, then withdrawn for each local written otherwise, to a
-/// fixed point.
-class Uniformity {
-public:
-  Uniformity(KernelOp kernel, const DenseSet<Value> &replicated)
-      : kernel(kernel), replicated(replicated) {
-    kernel.walk([&](AllocLocalOp alloc) { locals.insert(alloc.getResult()); });
-    bool changed = true;
-    while (changed) {
-      changed = false;
-      memo.clear();
-      for (Value local : llvm::to_vector(locals))
-        if (!writtenUniformly(local)) {
-          locals.erase(local);
-          changed = true;
-        }
-    }
-    memo.clear();
-  }
-
-  /// The first reason, if any, why `store` may differ between threads:
-  /// "value", "index" or "control".
-  StringRef whyNotUniform(memref::StoreOp store) {
-    if (!isUniform(store.getValueToStore()))
-      return "value";
-    if (!llvm::all_of(store.getIndices(),
-                      [&](Value v) { return isUniform(v); }))
-      return "index";
-    if (!underUniformControl(store))
-      return "control";
-    return "";
-  }
-
-private:
-  bool writtenUniformly(Value local) {
-    for (Operation *user : local.getUsers()) {
-      if (isa<memref::LoadOp>(user))
-        continue;
-      auto store = dyn_cast<memref::StoreOp>(user);
-      if (!store || store.getMemRef() != local || inParallel(store) ||
-          !whyNotUniform(store).empty())
-        return false;
-    }
-    return true;
-  }
-
-  bool underUniformControl(Operation *op) {
-    for (Operation *p = op->getParentOp(); p && p != kernel;
-         p = p->getParentOp()) {
-      if (auto loop = dyn_cast<scf::ForOp>(p)) {
-        if (!isUniform(loop.getLowerBound()) ||
-            !isUniform(loop.getUpperBound()) || !isUniform(loop.getStep()))
-          return false;
-        continue;
-      }
-      if (!isa<scf::IfOp, PipelinedOp>(p))
-        return false;
-      if (!llvm::all_of(p->getOperands(),
-                        [&](Value v) { return isUniform(v); }))
-        return false;
-    }
-    return true;
-  }
-
-  bool isUniform(Value v) {
-    auto it = memo.find(v);
-    if (it != memo.end())
-      return it->second;
-    memo[v] = false; // a cycle (through loop-carried values): not uniform
-    bool uniform = compute(v);
-    memo[v] = uniform;
-    return uniform;
-  }
-
-  bool compute(Value v) {
-    Operation *where = v.getParentBlock()->getParentOp();
-    if (!kernel->isAncestor(where))
-      return true; // the function's arguments and what it computes of them
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      Operation *owner = arg.getOwner()->getParentOp();
-      if (owner == kernel.getOperation())
-        return true; // the block indices
-      if (auto loop = dyn_cast<scf::ForOp>(owner))
-        return arg == loop.getInductionVar() &&
-               underUniformControl(loop.getBody()->getTerminator());
-      if (isa<PipelinedOp>(owner))
-        return arg.getArgNumber() == 0 &&
-               underUniformControl(&arg.getOwner()->front());
-      return false;
-    }
-    Operation *def = v.getDefiningOp();
-    if (isa<memref::DimOp>(def))
-      return true;
-    if (auto load = dyn_cast<memref::LoadOp>(def)) {
-      Value memref = load.getMemRef();
-      std::optional<Scope> scope = scopeOf(memref);
-      bool source = !scope || *scope == Scope::Shared ||
-                    replicated.contains(memref) || locals.contains(memref);
-      return source && llvm::all_of(load.getIndices(),
-                                    [&](Value i) { return isUniform(i); });
-    }
-    if (def->getNumRegions() != 0 ||
-        !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
-      return false; // thread indices, shuffles, atomics, ...
-    return llvm::all_of(def->getOperands(),
-                        [&](Value o) { return isUniform(o); });
-  }
-
-  KernelOp kernel;
-  const DenseSet<Value> &replicated;
-  DenseSet<Value> locals;
-  DenseMap<Value, bool> memo;
-};
 
 } // namespace
 

@@ -70,6 +70,51 @@ def TileGuardMemoryAccess : Pass<"tile-guard-memory-access", "::mlir::ModuleOp">
   ];
 }
 
+def TileInsertBarriers : Pass<"tile-insert-barriers", "::mlir::ModuleOp"> {
+  let summary = "Put block barriers between thread-level accesses of shared "
+                "memory that other threads' accesses conflict with";
+  let description = [{
+    Thread-level code in a `tile.kernel` (loads, stores and scalar atomics
+    outside tile ops, which every thread of the block runs) may write a
+    shared buffer that other threads read next, or read one that other
+    threads overwrite next. This pass puts a `gpu.barrier` between every
+    such pair, as TileLang's ThreadSync does; tile ops order the accesses
+    among themselves when they are lowered.
+
+    The kernel is walked in program order, keeping the shared accesses made
+    since the last block barrier (`gpu.barrier`, `nvvm.barrier0`, or
+    `nvvm.barrier` of the whole block). Two accesses conflict when they
+    reach the same `tile.alloc_shared` (through views), differ in kind
+    (read, write, atomic; writes after writes and atomics after atomics
+    need no barrier, as in TileLang), at least one of them is thread-level,
+    and they are not both thread-level accesses that index one dimension
+    with the same value that differs in every thread (the thread index,
+    moved or scaled by constants: each thread then touches only its own
+    elements). An op whose accesses, with those of the ops it holds,
+    conflict with those kept gets a barrier before it. An `scf.for` or a
+    `tile.pipelined` without `order` / `stage` whose bounds every thread
+    computes alike is then walked inside twice (the second time after its
+    own first iteration), an `scf.if` on such a condition branch by
+    branch, so that the barrier may go inside them; other regions (under
+    conditions that differ between threads, where a barrier would hang)
+    are taken as one op.
+
+    ```mlir
+    // Every thread writes S[i], then reads S[tid]: a barrier between.
+    scf.for %i = %c0 to %c64 step %c1 {
+      memref.store %x, %S[%i] : memref<64xf32, #tile.scope<shared>>
+    }
+    gpu.barrier
+    %v = memref.load %S[%tid] : memref<64xf32, #tile.scope<shared>>
+    ```
+
+    Every pipeline runs it before the lowering; the GPU pipelines later
+    drop the barriers that `gpu-eliminate-barriers` finds redundant, and
+    the CPU target cuts its serialized threads at them.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
 def TileInferLayouts : Pass<"tile-infer-layouts", "::mlir::ModuleOp"> {
   let summary = "Choose the register layout of every fragment buffer";
   let description = [{
