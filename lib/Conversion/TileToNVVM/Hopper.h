@@ -88,6 +88,9 @@
 
 namespace mlir::tile::nvvm {
 
+/// The width of the panels that the accumulators' TMA stores and the gemm
+/// operands written from registers use (the 128-byte swizzle); TMA loads
+/// take the width getPanelBytes gives (TmaBox::swizzle).
 constexpr int64_t kPanelBytes = 128;
 
 
@@ -110,19 +113,21 @@ constexpr int64_t kNamedBarriers = 16;
 /// argument) and a whole R x C tile: the R rows along one dimension of the
 /// tensor and the C columns along the innermost (the other dimensions of
 /// the region are 1: a [1, R, 1, C] slice of [b, s, h, d]). In shared
-/// memory the tile is C * bytes / 128 panels of R rows of 128 bytes, each
-/// swizzled with the 128-byte pattern.
+/// memory the tile is C * bytes / S panels of R rows of S bytes, each
+/// swizzled with the S-byte pattern (S = `swizzle`: 128, 64 or 32, see
+/// getPanelBytes).
 struct TmaBox {
   BlockArgument tensor;
   int64_t rows = 0, cols = 0, eltBytes = 0;
-  int64_t rowDim = 0; // the tensor dimension of the rows
-  Value descriptor;   // the function argument carrying its CUtensorMap
+  int64_t swizzle = 0; // the bytes of a panel row and of its swizzle
+  int64_t rowDim = 0;  // the tensor dimension of the rows
+  Value descriptor;    // the function argument carrying its CUtensorMap
   /// The offsets of the region in the tensor.
   SmallVector<OpFoldResult> tensorOffsets;
 
-  int64_t panels() const { return cols * eltBytes / kPanelBytes; }
-  int64_t panelElements() const { return kPanelBytes / eltBytes; }
-  int64_t panelBytes() const { return rows * kPanelBytes; }
+  int64_t panels() const { return cols * eltBytes / swizzle; }
+  int64_t panelElements() const { return swizzle / eltBytes; }
+  int64_t panelBytes() const { return rows * swizzle; }
   int64_t bytes() const { return rows * cols * eltBytes; }
   int64_t rank() const { return tensorOffsets.size(); }
   /// The box of one panel, outermost dimension first.
