@@ -4,9 +4,10 @@
 // sm_90a:
 //
 //   stage buffers   num_stages copies of each copied buffer, stored as
-//                   128-byte-swizzled panels (the layout TMA's 128-byte
-//                   swizzle writes and wgmma's shared-memory descriptors
-//                   read), 1024-byte aligned;
+//                   swizzled panels 128, 64 or 32 bytes wide, the widest
+//                   its rows fill (getPanelBytes; the layout TMA's swizzle
+//                   of that width writes and wgmma's shared-memory
+//                   descriptors read, WgmmaLayout.h), 1024-byte aligned;
 //   full barriers   one mbarrier per stage, armed with the stage's byte
 //                   count by the thread that issues its TMA loads, which
 //                   complete it;
