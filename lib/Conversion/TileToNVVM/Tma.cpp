@@ -10,6 +10,8 @@
 
 #include "Hopper.h"
 
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
 using namespace mlir;
