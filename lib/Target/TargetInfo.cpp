@@ -169,17 +169,13 @@ public:
     // (or several, splitting N: DeepSeek MLA's 64-row tiles on 256 threads),
     // or per 128 rows (two wgmmas a warpgroup) with the default policy or
     // FullRow (all warps along M, as the two 64-row blocks a warpgroup put
-    // them) and operands whose rows are whole 128-byte panels, which TMA
-    // can load for wgmma (FullCol asks for a warp split and keeps it;
-    // operands that stay off TMA run as mma.sync, on the same warps).
-    // settleMma keeps wgmma only where a TMA pipeline feeds it.
+    // them) and operands whose rows are whole swizzled panels (128, 64 or
+    // 32 bytes: getPanelBytes), which TMA can load for wgmma (FullCol asks
+    // for a warp split and keeps it; operands that stay off TMA run as
+    // mma.sync, on the same warps). settleMma keeps wgmma only where a TMA
+    // pipeline feeds it.
     auto panelRows = [](Value operand) {
-      auto type = cast<MemRefType>(operand.getType());
-      return type.getRank() == 2 &&
-             type.getDimSize(1) *
-                         type.getElementType().getIntOrFloatBitWidth() / 8 %
-                     128 ==
-                 0;
+      return getPanelBytes(cast<MemRefType>(operand.getType())) != 0;
     };
     if (sm >= 90 && isa<GemmOp>(op) && c.isF32())
       if (std::optional<WarpPartition> part =

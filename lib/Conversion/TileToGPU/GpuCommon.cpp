@@ -35,6 +35,7 @@ std::optional<Storage> getStorage(Value buffer) {
   }
   s.swizzleChunks = bound.getSwizzleChunks().value_or(0);
   s.panelRows = bound.getPanelRows().value_or(0);
+  s.panelBytes = bound.getPanelBytes().value_or(0);
   return s;
 }
 

@@ -4,9 +4,10 @@
 // sm_90a:
 //
 //   stage buffers   num_stages copies of each copied buffer, stored as
-//                   128-byte-swizzled panels (the layout TMA's 128-byte
-//                   swizzle writes and wgmma's shared-memory descriptors
-//                   read), 1024-byte aligned;
+//                   swizzled panels 128, 64 or 32 bytes wide, the widest
+//                   its rows fill (getPanelBytes; the layout TMA's swizzle
+//                   of that width writes and wgmma's shared-memory
+//                   descriptors read, WgmmaLayout.h), 1024-byte aligned;
 //   full barriers   one mbarrier per stage, armed with the stage's byte
 //                   count by the thread that issues its TMA loads, which
 //                   complete it;
@@ -88,6 +89,9 @@
 
 namespace mlir::tile::nvvm {
 
+/// The width of the panels that the accumulators' TMA stores and the gemm
+/// operands written from registers use (the 128-byte swizzle); TMA loads
+/// take the width getPanelBytes gives (TmaBox::swizzle).
 constexpr int64_t kPanelBytes = 128;
 
 
@@ -110,19 +114,21 @@ constexpr int64_t kNamedBarriers = 16;
 /// argument) and a whole R x C tile: the R rows along one dimension of the
 /// tensor and the C columns along the innermost (the other dimensions of
 /// the region are 1: a [1, R, 1, C] slice of [b, s, h, d]). In shared
-/// memory the tile is C * bytes / 128 panels of R rows of 128 bytes, each
-/// swizzled with the 128-byte pattern.
+/// memory the tile is C * bytes / S panels of R rows of S bytes, each
+/// swizzled with the S-byte pattern (S = `swizzle`: 128, 64 or 32, see
+/// getPanelBytes).
 struct TmaBox {
   BlockArgument tensor;
   int64_t rows = 0, cols = 0, eltBytes = 0;
-  int64_t rowDim = 0; // the tensor dimension of the rows
-  Value descriptor;   // the function argument carrying its CUtensorMap
+  int64_t swizzle = 0; // the bytes of a panel row and of its swizzle
+  int64_t rowDim = 0;  // the tensor dimension of the rows
+  Value descriptor;    // the function argument carrying its CUtensorMap
   /// The offsets of the region in the tensor.
   SmallVector<OpFoldResult> tensorOffsets;
 
-  int64_t panels() const { return cols * eltBytes / kPanelBytes; }
-  int64_t panelElements() const { return kPanelBytes / eltBytes; }
-  int64_t panelBytes() const { return rows * kPanelBytes; }
+  int64_t panels() const { return cols * eltBytes / swizzle; }
+  int64_t panelElements() const { return swizzle / eltBytes; }
+  int64_t panelBytes() const { return rows * swizzle; }
   int64_t bytes() const { return rows * cols * eltBytes; }
   int64_t rank() const { return tensorOffsets.size(); }
   /// The box of one panel, outermost dimension first.

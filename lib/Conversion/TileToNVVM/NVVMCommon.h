@@ -124,7 +124,7 @@ bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
 /// shuffle where narrower.
 Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask);
 
-/// Pipelines `loop` with TMA loads into 128-byte-swizzled stage buffers and
+/// Pipelines `loop` with TMA loads into swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
 /// gemms; returns false (and changes nothing) otherwise. A loop that runs
 /// once per tile of a persistent block (in an scf.for directly in the

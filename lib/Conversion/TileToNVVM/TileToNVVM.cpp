@@ -1068,8 +1068,10 @@ struct GemmLowering : public OpRewritePattern<GemmOp> {
         MemRefType type = operand.getType();
         if (storage->scope == Scope::Shared && !storage->panelRows &&
             storage->swizzleChunks * 16 == 128 &&
-            type.getDimSize(1) * type.getElementTypeBitWidth() == 128 * 8)
+            type.getDimSize(1) * type.getElementTypeBitWidth() == 128 * 8) {
           storage->panelRows = type.getDimSize(0);
+          storage->panelBytes = 128;
+        }
       }
       if (!b->panelRows ||
           !(a->panelRows || aInRegisters))

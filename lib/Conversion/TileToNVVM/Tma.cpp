@@ -1,13 +1,16 @@
 //===- Tma.cpp - TMA boxes, descriptors, loads and stores -----------------===//
 //
-// What TMA can move between a global tensor and 128-byte-swizzled shared
-// panels (the boxes of copies and stores), the kernel parameters that carry
+// What TMA can move between a global tensor and swizzled shared panels
+// (the boxes of copies and stores, the width of their panels), the kernel
+// parameters that carry
 // its descriptors, and the instructions that issue its loads and read their
 // buffers. See Hopper.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Hopper.h"
+
+#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 
@@ -46,13 +49,25 @@ std::optional<TmaBox> tmaBoxOf(Value global, ArrayRef<OpFoldResult> offsets,
   for (int64_t d = 0; d + 1 < rank; ++d)
     if (sizes[d] != (d == box.rowDim ? box.rows : 1))
       return std::nullopt;
+  box.swizzle = getPanelBytes(tileType);
   if (sizes.back() != box.cols || box.rows < 1 || box.rows > 256 ||
-      (box.cols * box.eltBytes) % kPanelBytes != 0)
+      !box.swizzle)
     return std::nullopt;
   return box;
 }
 
 } // namespace
+
+int64_t mlir::tile::getPanelBytes(MemRefType tile) {
+  if (tile.getRank() != 2 || !tile.getElementType().isIntOrFloat() ||
+      ShapedType::isDynamic(tile.getDimSize(1)))
+    return 0;
+  int64_t rowBits = tile.getDimSize(1) * tile.getElementTypeBitWidth();
+  for (int64_t bytes : {128, 64, 32})
+    if (rowBits % (bytes * 8) == 0)
+      return bytes;
+  return 0;
+}
 
 bool nvvm::isSharedTile(Value buffer) {
   if (getScope(cast<MemRefType>(buffer.getType())) != Scope::Shared)
@@ -101,8 +116,13 @@ std::optional<TmaBox> nvvm::asTmaStore(CopyOp copy, func::FuncOp func) {
       ShapedType::isDynamic(target.getShape().back()) ||
       (target.getShape().back() * elt.getIntOrFloatBitWidth() / 8) % 16 != 0)
     return std::nullopt;
-  return tmaBoxOf(copy.getTarget(), copy.getMixedTargetOffsets(),
-                  copy.getTargetSizes(), fragType, func);
+  // (The accumulators are written into 128-byte-swizzled panels.)
+  std::optional<TmaBox> box =
+      tmaBoxOf(copy.getTarget(), copy.getMixedTargetOffsets(),
+               copy.getTargetSizes(), fragType, func);
+  if (!box || box->swizzle != kPanelBytes)
+    return std::nullopt;
+  return box;
 }
 
 Value nvvm::getDescriptorArgument(func::FuncOp func, const TmaBox &box,
@@ -112,7 +132,7 @@ Value nvvm::getDescriptorArgument(func::FuncOp func, const TmaBox &box,
   SmallVector<NamedAttribute> fields = {
       b.getNamedAttr("param", b.getI64IntegerAttr(box.tensor.getArgNumber())),
       b.getNamedAttr("box", b.getDenseI64ArrayAttr(box.box())),
-      b.getNamedAttr("swizzle", b.getI64IntegerAttr(kPanelBytes))};
+      b.getNamedAttr("swizzle", b.getI64IntegerAttr(box.swizzle))};
   if (store)
     fields.push_back(b.getNamedAttr("store", b.getBoolAttr(true)));
   auto info = b.getDictionaryAttr(fields);
@@ -165,14 +185,13 @@ void nvvm::issueTmaLoad(OpBuilder &b, Location l, const TmaLoad &load,
         arith::AddIOp::create(b, l, origin[load.rowDim], sliceRows);
     dst = arith::AddIOp::create(
         b, l, dst,
-        arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, kPanelBytes)));
+        arith::MulIOp::create(b, l, sliceRows, indexConst(b, l, load.swizzle)));
     mask = arith::ConstantIntOp::create(b, l, b.getI16Type(),
                                         (int64_t(1) << size) - 1);
   }
   for (int64_t p = 0; p < load.panels(); ++p) {
     SmallVector<Value> coords = panelCoords(b, l, load, origin, p);
-    Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.rows *
-                                                          kPanelBytes));
+    Value panel = sharedPtr(b, l, addIndex(b, l, dst, p * load.panelBytes()));
     Value cluster = LLVM::AddrSpaceCastOp::create(
         b, l, LLVM::LLVMPointerType::get(ctx, 7), panel);
     NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
@@ -202,6 +221,7 @@ void nvvm::readThroughPanels(RewriterBase &rewriter, Location loc,
   auto view = BindStorageOp::create(
       rewriter, loc, buffer.getType(), addIndex(rewriter, loc, base, load.offset));
   view.setPanelRowsAttr(rewriter.getI64IntegerAttr(load.rows));
+  view.setPanelBytesAttr(rewriter.getI64IntegerAttr(load.swizzle));
   rewriter.replaceUsesWithIf(buffer, view.getResult(), [&](OpOperand &use) {
     return loop->isAncestor(use.getOwner()) &&
            use.getOwner() != load.copy.getOperation();

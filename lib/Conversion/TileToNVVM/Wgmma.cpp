@@ -1,6 +1,6 @@
 //===- Wgmma.cpp - wgmma gemms for sm_90a ---------------------------------===//
 //
-// tile.gemm as wgmma from the 128-byte-swizzled panels of a TMA pipeline (A
+// tile.gemm as wgmma from the swizzled panels of a TMA pipeline (A
 // possibly from registers), the registers ptxas needs for it, and which
 // gemms run as wgmma (settleMmaForNVVM, for tile-select-mma). See Hopper.h.
 //
@@ -9,6 +9,7 @@
 #include "Hopper.h"
 
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToNVVM/WgmmaLayout.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -68,12 +69,16 @@ bool canRunAsWgmma(GemmOp gemm, const llvm::DenseSet<Value> &tmaBuffers,
   // fp8 wgmma reads both operands K-major only.
   if (bits == 8 && (gemm.getTransposeA() || !gemm.getTransposeB()))
     return false;
-  int64_t panel = kPanelBytes * 8 / bits;
   // An MN-major operand spans whole panels along M (64 rows per
-  // warpgroup) or N (the columns of a warpgroup).
-  if (gemm.getTransposeA() && 64 % panel != 0)
+  // warpgroup) or N (the columns of a warpgroup): the elements of a row of
+  // its panels (getPanelBytes, as the TMA pipeline stores it).
+  auto panelElements = [&](Value operand) {
+    return getPanelBytes(cast<MemRefType>(operand.getType())) * 8 / bits;
+  };
+  if (gemm.getTransposeA() && 64 % panelElements(gemm.getA()) != 0)
     return false;
-  if (!gemm.getTransposeB() && (n / part->warpsN) % panel != 0)
+  if (!gemm.getTransposeB() &&
+      (n / part->warpsN) % panelElements(gemm.getB()) != 0)
     return false;
   return true;
 }
@@ -124,21 +129,22 @@ void nvvm::waitForWgmma(OpBuilder &b, Location loc, const Storage &c,
 
 namespace {
 
-/// The wgmma shared-memory descriptor of a 128-byte-swizzled operand that
-/// starts at shared address `address`: leading / stride byte offsets `lbo`
-/// and `sbo`.
-Value wgmmaDescriptor(OpBuilder &b, Location loc, Value address, int64_t lbo,
-                      int64_t sbo) {
+/// The wgmma shared-memory descriptor `fields` of an operand at shared
+/// address `base`.
+Value wgmmaDescriptor(OpBuilder &b, Location loc, Value base,
+                      const WgmmaDescriptorFields &fields) {
   Type i64 = b.getI64Type();
   auto c64 = [&](int64_t v) {
     return arith::ConstantIntOp::create(b, loc, i64, v);
   };
-  Value addr = arith::IndexCastUIOp::create(b, loc, i64, address);
+  Value addr = arith::IndexCastUIOp::create(
+      b, loc, i64, addIndex(b, loc, base, fields.start));
   Value start = arith::ShRUIOp::create(
       b, loc, arith::AndIOp::create(b, loc, addr, c64(0x3FFFF)), c64(4));
-  int64_t fixed = (((lbo >> 4) & 0x3FFF) << 16) |
-                  (((sbo >> 4) & 0x3FFF) << 32) | (int64_t(1) << 62);
-  return arith::OrIOp::create(b, loc, start, c64(fixed));
+  uint64_t fixed = (uint64_t((fields.leadingBytes >> 4) & 0x3FFF) << 16) |
+                   (uint64_t((fields.strideBytes >> 4) & 0x3FFF) << 32) |
+                   (uint64_t(fields.layoutType) << 62);
+  return arith::OrIOp::create(b, loc, start, c64(int64_t(fixed)));
 }
 
 NVVM::WGMMATypes wgmmaType(Type t) {
@@ -217,24 +223,15 @@ Value wgmmaFromRegisters(OpBuilder &b, Location loc, Value acc,
       .getResult(0);
 }
 
-/// The shared-memory descriptor of k-step `kk` of a panel buffer at shared
-/// address `base` (`panelRows` rows a panel, `panel` elements of
-/// `eltBytes` a panel row). K-major operands: 8-row groups 1024 bytes apart
-/// (SBO), K inside the 128-byte row (start + bytes), whole panels of K one
-/// after another. MN-major operands: panels of 64 (or 128) M / N elements
-/// LBO apart, 8-row groups of K 1024 bytes apart.
+/// The shared-memory descriptor of k-step `kk` of the panel buffer
+/// `operand` from shared address `base` (see wgmmaDescriptorFields).
 Value operandDescriptor(OpBuilder &b, Location loc, Value base,
-                        int64_t panelRows, int64_t kk, bool kMajor,
-                        int64_t panel, int64_t eltBytes) {
-  if (kMajor)
-    return wgmmaDescriptor(
-        b, loc,
-        addIndex(b, loc, base,
-                 (kk / panel) * panelRows * kPanelBytes +
-                     (kk % panel) * eltBytes),
-        16, kSwizzleAtomBytes);
-  return wgmmaDescriptor(b, loc, addIndex(b, loc, base, kk * kPanelBytes),
-                         panelRows * kPanelBytes, kSwizzleAtomBytes);
+                        const Storage &operand, int64_t kk, bool kMajor,
+                        int64_t eltBytes) {
+  return wgmmaDescriptor(b, loc, base,
+                         wgmmaDescriptorFields(operand.panelRows,
+                                               operand.panelBytes, kk, kMajor,
+                                               eltBytes));
 }
 
 /// The shared addresses of the current warpgroup's `repeats` 64-row blocks
@@ -250,10 +247,10 @@ SmallVector<Value> aBlockBases(OpBuilder &b, Location loc, const Storage &a,
     group = arith::DivUIOp::create(b, loc, threadId(b, loc),
                                    indexConst(b, loc, kWarpgroupSize));
   // Shared byte offsets of a block's rows of A: K-major A (M x K stored
-  // row by row in panels of K) steps 128 bytes a row; MN-major A (K x M,
-  // panels of M) steps one panel per 64 rows.
-  int64_t blockBytes = transA ? (64 / panel) * a.panelRows * kPanelBytes
-                              : 64 * kPanelBytes;
+  // row by row in panels of K) steps a panel row a row; MN-major A (K x M,
+  // panels of M) steps 64 / panel panels per 64 rows.
+  int64_t blockBytes = transA ? (64 / panel) * a.panelRows * a.panelBytes
+                              : 64 * a.panelBytes;
   Value groupBase = arith::AddIOp::create(
       b, loc, address,
       arith::MulIOp::create(b, loc, group,
@@ -293,7 +290,6 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   int64_t n = mma.getN(), k = op.getK();
   Type elt = op.getA().getType().getElementType();
   int64_t eltBytes = elt.getIntOrFloatBitWidth() / 8;
-  int64_t panel = kPanelBytes / eltBytes; // elements per panel row
   int64_t kStep = mma.getK();
   bool transA = op.getTransposeA(), transB = op.getTransposeB();
   int64_t regs = c.numRegisters;
@@ -332,8 +328,9 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
         indexConst(rewriter, loc, kWarpgroupSize));
     rowGroup = arith::RemUIOp::create(rewriter, loc, group,
                                       indexConst(rewriter, loc, groupsM));
-    int64_t columnBytes =
-        transB ? n * kPanelBytes : (n / panel) * b.panelRows * kPanelBytes;
+    int64_t columnBytes = transB ? n * b.panelBytes
+                                 : (n / (b.panelBytes / eltBytes)) *
+                                       b.panelRows * b.panelBytes;
     bBase = arith::AddIOp::create(
         rewriter, loc, bBase,
         arith::MulIOp::create(
@@ -344,8 +341,8 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
   }
   SmallVector<Value> aBases;
   if (!aInRegisters)
-    aBases = aBlockBases(rewriter, loc, a, addressOf(a), transA, panel,
-                         repeats, rowGroup);
+    aBases = aBlockBases(rewriter, loc, a, addressOf(a), transA,
+                         a.panelBytes / eltBytes, repeats, rowGroup);
 
   auto type = LLVM::LLVMStructType::getLiteral(
       ctx, SmallVector<Type>(blockRegs, rewriter.getF32Type()));
@@ -366,11 +363,10 @@ void nvvm::emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op,
     // One wgmma per 64-row block of the warpgroup, on its rows of A.
     SmallVector<Value> descAs;
     for (int64_t j = 0; j < (aInRegisters ? 0 : repeats); ++j)
-      descAs.push_back(operandDescriptor(rewriter, loc, aBases[j],
-                                         a.panelRows, kk, !transA, panel,
-                                         eltBytes));
-    Value descB = operandDescriptor(rewriter, loc, bBase, b.panelRows, kk,
-                                    transB, panel, eltBytes);
+      descAs.push_back(operandDescriptor(rewriter, loc, aBases[j], a, kk,
+                                         !transA, eltBytes));
+    Value descB =
+        operandDescriptor(rewriter, loc, bBase, b, kk, transB, eltBytes);
     if (aInRegisters) {
       for (int64_t j = 0; j < repeats; ++j)
         accs[j] = wgmmaFromRegisters(rewriter, loc, accs[j],

@@ -36,10 +36,11 @@ struct Storage {
   int64_t swizzleChunks = 0; // swizzled 2-d shared buffers: 16-byte chunks
                              // per row
   /// Shared buffers that TMA fills for wgmma: a R x C buffer is stored as
-  /// C * bytes / 128 panels of R rows of 128 bytes, each panel swizzled
-  /// with the 128-byte pattern (16-byte chunk c of row r at c ^ (r mod 8)).
-  /// R here; 0 for other buffers.
+  /// C * bytes / S panels of R rows of S bytes (S = 128, 64 or 32), each
+  /// panel swizzled with the S-byte pattern (for 128: 16-byte chunk c of
+  /// row r at c ^ (r mod 8)). R and S here; 0 for other buffers.
   int64_t panelRows = 0;
+  int64_t panelBytes = 0;
 };
 
 std::optional<Storage> getStorage(Value buffer);

@@ -61,6 +61,16 @@ void populateTileToNVVMOpPatterns(RewritePatternSet &patterns);
 LogicalResult settleMmaForNVVM(KernelOp kernel, int sm,
                                function_ref<FragmentLayoutAttr(Value)> layoutOf);
 
+/// The width in bytes (128, 64 or 32) of the swizzled panels in which an
+/// sm_90a TMA pipeline stores `tile`, a 2-d shared tile that wgmma reads:
+/// the widest of TMA's and wgmma's swizzles (128B, 64B, 32B) whose rows a
+/// row of the tile fills whole; 0 when its rows are not a whole number of
+/// 32 bytes. The one place this is decided: the TMA box records it (the
+/// descriptor's `swizzle`, the stage views' `panel_bytes`), tile-select-mma
+/// asks it whether TMA can feed a gemm, and every later step reads the
+/// recorded width.
+int64_t getPanelBytes(MemRefType tile);
+
 /// Checks that nothing still needs the tile view of a buffer and drops it.
 LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 

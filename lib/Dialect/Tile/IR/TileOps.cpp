@@ -1492,6 +1492,13 @@ LogicalResult BindStorageOp::verify() {
                        Scope::Shared)) ||
       failed(belongsTo("panel_rows", bool(getPanelRows()), Scope::Shared)))
     return failure();
+  if (bool(getPanelRows()) != bool(getPanelBytes()))
+    return emitOpError() << "'panel_rows' and 'panel_bytes' go together";
+  if (std::optional<uint64_t> bytes = getPanelBytes();
+      bytes && !llvm::is_contained({32, 64, 128}, int64_t(*bytes)))
+    return emitOpError() << "has panel_bytes " << int64_t(*bytes)
+                         << "; panels are 128, 64 or 32 bytes wide (the "
+                            "TMA / wgmma swizzle widths)";
   for (auto [name, offset] : {std::pair{"scratch_offset", getScratchOffset()},
                               std::pair{"planned_offset", getPlannedOffset()}})
     if (offset && (int64_t(*offset) < 0 ||
@@ -1517,6 +1524,14 @@ LogicalResult BindStorageOp::verify() {
       return emitOpError() << "with 'panel_rows' binds a shared address "
                               "(index), got "
                            << getStorage().getType();
+    int64_t rowBits = type.getRank() == 2 && type.getElementType().isIntOrFloat()
+                          ? type.getDimSize(1) * type.getElementTypeBitWidth()
+                          : 0;
+    if (rowBits == 0 || rowBits % (int64_t(*getPanelBytes()) * 8) != 0)
+      return emitOpError() << "with 'panel_bytes' " << int64_t(*getPanelBytes())
+                           << " needs a 2-d buffer whose rows are whole "
+                              "panels, got "
+                           << type;
     return success();
   }
   auto storage = dyn_cast<MemRefType>(getStorage().getType());

@@ -64,7 +64,7 @@ func.func @unaligned_offset(%m: memref<4xf32, 3>) {
 func.func @zero_panel_rows(%a: index) {
   tile.kernel (%bx) in (1) threads(32) {
     // expected-error @below {{has panel_rows 0; it must be positive}}
-    %b = tile.bind_storage %a {panel_rows = 0 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
+    %b = tile.bind_storage %a {panel_bytes = 128 : i64, panel_rows = 0 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
   }
   return
 }
@@ -84,7 +84,7 @@ func.func @swizzle_1d(%m: memref<64xf16, 3>) {
 func.func @panels_of_a_memref(%m: memref<64x64xf16, 3>) {
   tile.kernel (%bx) in (1) threads(32) {
     // expected-error @below {{with 'panel_rows' binds a shared address (index), got 'memref<64x64xf16, 3>'}}
-    %b = tile.bind_storage %m {panel_rows = 64 : i64} : memref<64x64xf16, 3> to memref<64x64xf16, #tile.scope<shared>>
+    %b = tile.bind_storage %m {panel_bytes = 128 : i64, panel_rows = 64 : i64} : memref<64x64xf16, 3> to memref<64x64xf16, #tile.scope<shared>>
   }
   return
 }
@@ -147,6 +147,36 @@ func.func @registers(%m: memref<8xf32>) {
   tile.kernel (%bx) in (1) threads(32) {
     // expected-error @below {{binds a fragment to 'memref<8xf32>'; its layout gives each thread 4 registers, a 'memref<4xf32>'}}
     %b = tile.bind_storage %m {layout = #rows} : memref<8xf32> to memref<4x32xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+func.func @panel_rows_without_bytes(%a: index) {
+  tile.kernel (%bx) in (1) threads(32) {
+    // expected-error @below {{'panel_rows' and 'panel_bytes' go together}}
+    %b = tile.bind_storage %a {panel_rows = 64 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @panel_bytes_not_a_swizzle(%a: index) {
+  tile.kernel (%bx) in (1) threads(32) {
+    // expected-error @below {{has panel_bytes 16; panels are 128, 64 or 32 bytes wide}}
+    %b = tile.bind_storage %a {panel_bytes = 16 : i64, panel_rows = 64 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+func.func @rows_not_whole_panels(%a: index) {
+  tile.kernel (%bx) in (1) threads(32) {
+    // expected-error @below {{with 'panel_bytes' 128 needs a 2-d buffer whose rows are whole panels, got 'memref<64x32xf16, #tile.scope<shared>>'}}
+    %b = tile.bind_storage %a {panel_bytes = 128 : i64, panel_rows = 64 : i64} : index to memref<64x32xf16, #tile.scope<shared>>
   }
   return
 }

@@ -9,7 +9,7 @@
 // CHECK: IR Dump After TilePlaceBuffers (tile-place-buffers)
 // CHECK: tile.bind_storage %{{.*}} {planned_offset = 0 : i64}
 // CHECK: IR Dump After TileSoftwarePipeline (tile-software-pipeline)
-// CHECK: tile.bind_storage %{{.*}} {panel_rows = 128 : i64}
+// CHECK: tile.bind_storage %{{.*}} {panel_bytes = 128 : i64, panel_rows = 128 : i64}
 // CHECK: IR Dump After TilePlanScratch (tile-plan-scratch)
 // CHECK: IR Dump After TileLowerOps (tile-lower-ops)
 // CHECK-NOT: tile.bind_storage

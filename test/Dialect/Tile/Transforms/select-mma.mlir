@@ -20,6 +20,7 @@
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_90a -verify-diagnostics
 // RUN: tile-opt %t/fp8.mlir -split-input-file --tile-select-mma=target=sm_90a -verify-diagnostics
+// RUN: tile-opt %t/fp8-panels.mlir --tile-select-mma=target=sm_90a | FileCheck %s --check-prefix=FP8
 // RUN: tile-opt %t/unknown-target.mlir --tile-select-mma=target=sm_70 -verify-diagnostics
 // A failing choice fails the pass (and tile-opt) without -verify-diagnostics.
 // RUN: not tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FAIL
@@ -154,13 +155,13 @@ func.func @two_blocks_a_warpgroup(%A: memref<1024x1024xf16>, %B: memref<1024x102
 
 // One warpgroup for 128 rows: FullRow (all 4 warps along M) is the wgmma
 // partition of two 64-row blocks too; FullCol asks for warps along N and
-// keeps mma.sync (1 x 4 warps). 64-byte rows of A (K = 32 f16) are not
-// 128-byte panels: mma.sync on FullRow's 4 x 1 warps.
+// keeps mma.sync (1 x 4 warps). 64-byte rows of A (K = 32 f16:
+// TileLang's example_gemm.py, 128x128x32 on 128 threads) are 64-byte
+// swizzled panels, which TMA loads and wgmma reads as well.
 // CHECK-LABEL: func.func @one_warpgroup_128_rows
 // SM80-COUNT-2: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
 // SM80: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_col>}
-// SM90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>, policy = #tile.policy<full_row>}
-// SM90: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>, policy = #tile.policy<full_row>}
+// SM90-COUNT-2: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>, policy = #tile.policy<full_row>}
 // SM90: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [1, 4]>, policy = #tile.policy<full_col>}
 func.func @one_warpgroup_128_rows(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
   %c0 = arith.constant 0 : index
@@ -195,6 +196,56 @@ func.func @one_warpgroup_128_rows(%A: memref<1024x1024xf16>, %B: memref<1024x102
       tile.copy %A[%by, %k0] to %A3 : memref<1024x1024xf16> to memref<128x64xf16, #tile.scope<shared>>
       tile.copy %B[%k0, %bx] to %B3 : memref<1024x1024xf16> to memref<64x128xf16, #tile.scope<shared>>
       tile.gemm %A3, %B3, %C3 {policy = #tile.policy<full_col>} : memref<128x64xf16, #tile.scope<shared>>, memref<64x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+  }
+  return
+}
+
+// -----
+
+// Operand rows of 64 and 32 bytes are whole swizzled panels (getPanelBytes:
+// the widest of 128, 64, 32 bytes a row fills): TMA loads them and the
+// gemms run as wgmma, two 64-row blocks a warpgroup (the default policy).
+// TileLang's example_gemm.py (A 128x32 f16: 64 bytes; B 32x128: 256) and
+// K = 16 (32-byte rows of A); fp8 in fp8-panels.mlir. Rows of 48 bytes (B 32x24 f16, read
+// MN-major) are no whole panel: no TMA, mma.sync on the policy's warps.
+// CHECK-LABEL: func.func @narrow_panels
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k16, warps = [4, 1], repeats = 2>}
+// SM90: tile.gemm {{.*}} {mma = #tile.mma<mma_sync, m16n8k16, warps = [4, 1]>}
+func.func @narrow_panels(%A: memref<1024x1024xf16>, %B: memref<1024x1024xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel (%bx, %by) in (8, 8) threads(128) {
+    %A64 = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %B64 = tile.alloc_shared : memref<32x128xf16, #tile.scope<shared>>
+    %C64 = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%by, %k0] to %A64 : memref<1024x1024xf16> to memref<128x32xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %B64 : memref<1024x1024xf16> to memref<32x128xf16, #tile.scope<shared>>
+      tile.gemm %A64, %B64, %C64 : memref<128x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+    %A32 = tile.alloc_shared : memref<128x16xf16, #tile.scope<shared>>
+    %B32 = tile.alloc_shared : memref<16x128xf16, #tile.scope<shared>>
+    %C32 = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 4 {
+      %k0 = arith.muli %k, %c16 : index
+      tile.copy %A[%by, %k0] to %A32 : memref<1024x1024xf16> to memref<128x16xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %B32 : memref<1024x1024xf16> to memref<16x128xf16, #tile.scope<shared>>
+      tile.gemm %A32, %B32, %C32 : memref<128x16xf16, #tile.scope<shared>>, memref<16x128xf16, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+    %A48 = tile.alloc_shared : memref<128x32xf16, #tile.scope<shared>>
+    %B48 = tile.alloc_shared : memref<32x24xf16, #tile.scope<shared>>
+    %C48 = tile.alloc_fragment : memref<128x24xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c32 : index
+      tile.copy %A[%by, %k0] to %A48 : memref<1024x1024xf16> to memref<128x32xf16, #tile.scope<shared>>
+      tile.copy %B[%k0, %bx] to %B48 : memref<1024x1024xf16> to memref<32x24xf16, #tile.scope<shared>>
+      tile.gemm %A48, %B48, %C48 : memref<128x32xf16, #tile.scope<shared>>, memref<32x24xf16, #tile.scope<shared>>, memref<128x24xf32, #tile.scope<fragment>>
     }
   }
   return
@@ -402,4 +453,30 @@ func.func @fp8_no_partition() {
 //--- unknown-target.mlir
 // expected-error @below {{unknown target 'sm_70'; expected one of cpu, sm_80, sm_90a, gfx942}}
 module {
+}
+
+//--- fp8-panels.mlir
+
+// TileLang's fp8 example (examples/gemm_fp8: 128x128x64 e4m3 on 128
+// threads, B transposed): both operands have 64-byte rows, 64-byte
+// swizzled panels that TMA loads: wgmma, two 64-row blocks a warpgroup.
+// FP8-LABEL: func.func @fp8_64_byte_rows
+// FP8: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n128k32, warps = [4, 1], repeats = 2>, transpose_b}
+func.func @fp8_64_byte_rows(%A: memref<1024x1024xf8E4M3FN>, %B: memref<1024x1024xf8E4M3FN>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  tile.kernel (%bx, %by) in (8, 8) threads(128) {
+    %As = tile.alloc_shared : memref<128x64xf8E4M3FN, #tile.scope<shared>>
+    %Bs = tile.alloc_shared : memref<128x64xf8E4M3FN, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<128x128xf32, #tile.scope<fragment>>
+    tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
+      %k0 = arith.muli %k, %c64 : index
+      tile.copy %A[%by, %k0] to %As : memref<1024x1024xf8E4M3FN> to memref<128x64xf8E4M3FN, #tile.scope<shared>>
+      tile.copy %B[%bx, %k0] to %Bs : memref<1024x1024xf8E4M3FN> to memref<128x64xf8E4M3FN, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf {transpose_b} : memref<128x64xf8E4M3FN, #tile.scope<shared>>, memref<128x64xf8E4M3FN, #tile.scope<shared>>, memref<128x128xf32, #tile.scope<fragment>>
+    }
+  }
+  return
 }

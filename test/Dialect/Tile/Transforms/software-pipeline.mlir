@@ -53,8 +53,8 @@ func.func @cp_async(%A: memref<?x?xf16>, %B: memref<?x?xf16>) {
 // TMA-SAME: %{{.*}}: !llvm.ptr {tile.tma = {box = array<i64: 128, 64>, param = 0 : i64, swizzle = 128 : i64}}, %{{.*}}: !llvm.ptr {tile.tma = {box = array<i64: 64, 64>, param = 1 : i64, swizzle = 128 : i64}})
 // TMA: tile.kernel {{.*}} attributes {planned_shared_bytes = 49152 : i64, tile.producer_threads = 128 : i64, tile.shared_bytes = 197696 : i64} {
 // TMA-COUNT-8: nvvm.mbarrier.init
-// TMA: %[[AS:.*]] = tile.bind_storage %{{.*}} {panel_rows = 128 : i64} : index to memref<128x64xf16, #tile.scope<shared>>
-// TMA: %[[BS:.*]] = tile.bind_storage %{{.*}} {panel_rows = 64 : i64} : index to memref<64x256xf16, #tile.scope<shared>>
+// TMA: %[[AS:.*]] = tile.bind_storage %{{.*}} {panel_bytes = 128 : i64, panel_rows = 128 : i64} : index to memref<128x64xf16, #tile.scope<shared>>
+// TMA: %[[BS:.*]] = tile.bind_storage %{{.*}} {panel_bytes = 128 : i64, panel_rows = 64 : i64} : index to memref<64x256xf16, #tile.scope<shared>>
 // TMA: tile.gemm %[[AS]], %[[BS]], %{{.*}} {mma = #tile.mma<wgmma, m64n256k16, warps = [8, 1]>, tile.wgmma_pending}
 // The epilogue goes through a row-padded shared tile.
 // TMA: tile.bind_storage %{{.*}} : memref<128x264xf16, #gpu.address_space<workgroup>> to memref<128x264xf16, #tile.scope<shared>>

@@ -706,10 +706,16 @@ def Tile_BindStorageOp : Tile_Op<"bind_storage", [Tile_InKernel, Pure]> {
       stage buffers and the scratch buffers, sets the view's byte offset and
       removes the attribute. `swizzle_chunks` (2-d buffers) XORs the 16-byte
       chunk of each column with the row, in a row of that many chunks.
-      `panel_rows` (the stage buffers of an sm_90a TMA pipeline): the storage
-      is the buffer's shared address, an `index`, and a R x C buffer is laid
-      out as panels of `panel_rows` rows of 128 bytes, each swizzled with
-      the 128-byte pattern.
+      `panel_rows` and `panel_bytes` (the stage buffers of an sm_90a TMA
+      pipeline, always together): the storage is the buffer's shared
+      address, an `index`, and a R x C buffer is laid out as
+      C * bytes / `panel_bytes` panels of `panel_rows` rows of
+      `panel_bytes` bytes (128, 64 or 32), each swizzled with the pattern
+      of that width (TMA's `CU_TENSOR_MAP_SWIZZLE_128B` / `64B` / `32B`,
+      wgmma's descriptor layouts of the same names: `#tile.swizzle<3, 4,
+      3>`, `<2, 4, 3>`, `<1, 4, 3>`). The TMA pipeline chooses the width
+      once, from the row bytes of the tile (see `getPanelBytes`), and every
+      later step reads it here.
 
     ```mlir
     %regs = memref.alloca() : memref<64xf32>
@@ -727,7 +733,8 @@ def Tile_BindStorageOp : Tile_Op<"bind_storage", [Tile_InKernel, Pure]> {
     OptionalAttr<I64Attr>:$scratch_offset,
     OptionalAttr<I64Attr>:$planned_offset,
     OptionalAttr<I64Attr>:$swizzle_chunks,
-    OptionalAttr<I64Attr>:$panel_rows
+    OptionalAttr<I64Attr>:$panel_rows,
+    OptionalAttr<I64Attr>:$panel_bytes
   );
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat =
@@ -736,7 +743,7 @@ def Tile_BindStorageOp : Tile_Op<"bind_storage", [Tile_InKernel, Pure]> {
     // Without attributes; the passes set those that apply.
     OpBuilder<(ins "::mlir::Type":$type, "::mlir::Value":$storage), [{
       build($_builder, $_state, type, storage, nullptr, nullptr, nullptr,
-            nullptr, nullptr);
+            nullptr, nullptr, nullptr);
     }]>
   ];
   let hasVerifier = 1;

@@ -446,8 +446,9 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::ModuleOp"> {
     end of the stage buffers. On NVIDIA GPUs:
 
     - sm_90a, where the loop's copies from global memory can all be TMA
-      loads that wgmma gemms read: a ring of `num_stages` 128-byte-swizzled
-      stage buffers (`tile.bind_storage` with `panel_rows`) with full/empty
+      loads that wgmma gemms read: a ring of `num_stages` stage buffers of
+      swizzled panels (`tile.bind_storage` with `panel_rows` and
+      `panel_bytes`: 128, 64 or 32, the widest the rows fill) with full/empty
       mbarriers, the TMA descriptors as new function arguments
       (`tile.tma`), and unless `tile.warp_specialize = false` a producer
       warpgroup that issues the loads (`tile.producer_threads` on the
