@@ -2,6 +2,9 @@
 
 from ..language.dtypes import as_dtype
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 
 class DataType:
     """`DataType("float16").bits == 16`; compares equal to its name."""
