@@ -321,3 +321,10 @@ def test_layout_swizzle_module_has_the_packages_swizzles():
     assert widths == ["#tile.swizzle<3, 4, 3>", "#tile.swizzle<2, 4, 3>", "#tile.swizzle<1, 4, 3>"]
     with pytest.raises(tilemlir.TileCompileError, match="make_volta_swizzled_layout"):
         swizzle.make_volta_swizzled_layout(None)
+
+
+def test_wgmma_macro_names_import_and_say_why_they_are_out_of_reach():
+    from tilemlir.cuda.intrinsics.macro.wgmma_macro_generator import compute_gmma_descriptor
+
+    with pytest.raises(tilemlir.TileCompileError, match="wgmma descriptors in its sm_90a lowering"):
+        compute_gmma_descriptor(None, None)
