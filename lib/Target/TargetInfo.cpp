@@ -6,6 +6,7 @@
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
 #include "tile/Conversion/TileToCPU/View.h"
 #include "tile/Conversion/TileToGPU/TileToGPU.h"
+#include "tile/Conversion/TileToNVVM/Mbarrier.h"
 #include "tile/Conversion/TileToNVVM/Scan.h"
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
@@ -264,6 +265,8 @@ public:
     populateTileToNVVMOpPatterns(patterns);
     populateReducerToNVVMPatterns(patterns);
     populateScanToNVVMPatterns(patterns);
+    if (sm < 90)
+      populateMbarrierWaitsBeforeSm90Patterns(patterns);
   }
   LogicalResult finishLowerOps(RewriterBase &rewriter,
                                KernelOp kernel) const override {

@@ -281,3 +281,50 @@ def test_missing_tvm_names_say_so_at_the_users_line():
         Var("x", "int32")
     with pytest.raises(AttributeError):
         tvm.tirx._private_name
+
+
+def test_deeper_tvm_modules_import_with_the_names_above_them():
+    from tilemlir.tvm.script.ir_builder.base import IRBuilderFrame
+    from tilemlir.tvm.tirx.expr import IntImm, Not
+    from tilemlir.tvm.tirx.stmt_functor import post_order_visit
+
+    # A name of the module above is the same object; the others are out of reach.
+    assert IntImm is tvm.tirx.IntImm and IntImm("int32", 4) == 4
+    for name, obj in [("tvm.script.ir_builder.base.IRBuilderFrame", IRBuilderFrame),
+                      ("tvm.tirx.expr.Not", Not),
+                      ("tvm.tirx.stmt_functor.post_order_visit", post_order_visit)]:
+        with pytest.raises(tilemlir.TileCompileError) as e:
+            obj(None)
+        assert f"{name} is not available in tilemlir" in str(e.value)
+        assert e.value.lineno is not None and e.value.filename == __file__
+    with pytest.raises(ImportError):
+        from tilemlir.tvm.tirx.expr import _private  # noqa: F401
+
+
+def test_tilelang_ir_names_import_and_say_why_they_are_out_of_reach():
+    from tilemlir.ir import GemmWarpPolicy, get_stmt_span, make_span
+
+    assert GemmWarpPolicy is T.GemmWarpPolicy
+    for fn in (get_stmt_span, make_span):
+        with pytest.raises(tilemlir.TileCompileError, match="has no TIR statements or buffers"):
+            fn(None)
+
+
+def test_layout_swizzle_module_has_the_packages_swizzles():
+    from tilemlir import layout
+    from tilemlir.layout import swizzle
+
+    assert swizzle.make_full_bank_swizzled_layout is layout.make_full_bank_swizzled_layout
+    widths = [swizzle.make_full_bank_swizzled_layout(None).attr(),
+              swizzle.make_half_bank_swizzled_layout(None).attr(),
+              swizzle.make_quarter_bank_swizzled_layout(None).attr()]
+    assert widths == ["#tile.swizzle<3, 4, 3>", "#tile.swizzle<2, 4, 3>", "#tile.swizzle<1, 4, 3>"]
+    with pytest.raises(tilemlir.TileCompileError, match="make_volta_swizzled_layout"):
+        swizzle.make_volta_swizzled_layout(None)
+
+
+def test_wgmma_macro_names_import_and_say_why_they_are_out_of_reach():
+    from tilemlir.cuda.intrinsics.macro.wgmma_macro_generator import compute_gmma_descriptor
+
+    with pytest.raises(tilemlir.TileCompileError, match="wgmma descriptors in its sm_90a lowering"):
+        compute_gmma_descriptor(None, None)

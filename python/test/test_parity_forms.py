@@ -210,3 +210,129 @@ def test_reduce_into_a_narrower_dtype_is_an_error():
 
     with pytest.raises(tilemlir.TileCompileError, match="may only widen"):
         tilemlir.compile(bad, target="cpu")
+
+
+# ------------------------------------------------ variables and selects
+
+def test_alloc_var_dtype_keyword_starts_at_zero():
+    @T.prim_func
+    def main(A: T.Tensor((2,), T.int32)):
+        with T.Kernel(1, threads=1):
+            i = T.alloc_var(T.int32, 0)
+            total = T.alloc_var(dtype=T.int32)
+            untouched = T.alloc_var(T.int32)
+            while i < 10:
+                total += i
+                i += 1
+            A[0] = total
+            A[1] = untouched
+
+    (a,) = cpu(main, np.full(2, 77, np.int32))
+    assert a.tolist() == [45, 0]
+
+
+def test_tuple_assignment_reads_every_value_first():
+    @T.prim_func
+    def main(A: T.Tensor((4,), T.float32)):
+        with T.Kernel(1, threads=1):
+            x = T.alloc_var(T.float32, A[0])
+            y = T.alloc_var(T.float32, A[1])
+            x, y = y, x
+            A[0], A[1] = x, y
+            A[2], A[3] = A[3], A[2]
+
+    (a,) = cpu(main, np.array([1, 2, 3, 4], np.float32))
+    assert a.tolist() == [2, 1, 4, 3]
+
+
+def test_select_and_clamp(rng):
+    n = 100
+
+    @T.prim_func
+    def main(A: T.Tensor((n,), T.float32), B: T.Tensor((n, 4), T.float32)):
+        with T.Kernel(T.ceildiv(n, 32), threads=32) as bx:
+            for i in T.Parallel(32):
+                r = bx * 32 + i
+                if r < n:
+                    B[r, 0] = T.Select(A[r] > 0.0, A[r], -1.0)
+                    B[r, 1] = T.Select(True, A[r] * 2.0, 0.0)
+                    B[r, 2] = T.clamp(A[r], -0.5, 0.25)
+                    B[r, 3] = T.Select(A[r] < 0.0, T.clamp(A[r] * 4.0, -1.0, 1.0), 7.0)
+
+    a = rng.standard_normal(n).astype(np.float32)
+    _, b = cpu(main, a, np.zeros((n, 4), np.float32))
+    np.testing.assert_array_equal(b[:, 0], np.where(a > 0, a, -1))
+    np.testing.assert_array_equal(b[:, 1], a * 2)
+    np.testing.assert_array_equal(b[:, 2], np.clip(a, -0.5, 0.25))
+    np.testing.assert_array_equal(b[:, 3], np.where(a < 0, np.clip(a * 4, -1, 1), 7))
+    assert T.clamp(5, 0, 3) == 3 and T.Select(False, 1, 2) == 2
+
+
+# ------------------------------------------------------ helper functions
+
+def reduce_rows(lang, kind, src, dst, **extra):
+    """A plain Python helper a kernel calls with its buffers (TileLang's
+    programs wrap T.reduce_* so)."""
+    if kind == "sum":
+        lang.reduce_sum(src, dst, dim=1, **extra)
+    else:
+        lang.reduce_max(src, dst, dim=1, **extra)
+
+
+def misplaced_reduce(src, dst):
+    T.reduce_sum(src, dst, dim=3)  # <helper-dim>
+
+
+@pytest.mark.parametrize("kind", ["sum", "max"])
+def test_helper_functions_call_tile_ops_on_kernel_buffers(kind, rng):
+    rows, cols = 48, 40
+
+    @T.prim_func
+    def main(A: T.Tensor((rows, cols), T.float32), B: T.Tensor((rows,), T.float32)):
+        with T.Kernel(1, threads=64):
+            tile = T.alloc_fragment((rows, cols), T.float32)
+            out = T.alloc_fragment((rows,), T.float32)
+            T.copy(A, tile)
+            reduce_rows(T, kind, tile, out, clear=True)
+            T.copy(out, B)
+
+    a = rng.standard_normal((rows, cols)).astype(np.float32)
+    _, b = cpu(main, a, np.zeros(rows, np.float32))
+    np.testing.assert_allclose(b, a.sum(1) if kind == "sum" else a.max(1), rtol=1e-5, atol=1e-5)
+
+
+def test_errors_in_helper_functions_name_the_helpers_line():
+    import inspect
+    from conftest import marked_line
+
+    @T.prim_func
+    def main(A: T.Tensor((8, 8), T.float32)):
+        with T.Kernel(1, threads=32):
+            tile = T.alloc_fragment((8, 8), T.float32)
+            out = T.alloc_fragment((8,), T.float32)
+            misplaced_reduce(tile, out)
+
+    with pytest.raises(tilemlir.TileCompileError) as e:
+        tilemlir.compile(main, target="cpu")
+    here = inspect.getsourcefile(misplaced_reduce)
+    assert (e.value.filename, e.value.lineno) == (here, marked_line(here, "helper-dim")), \
+        str(e.value)
+
+
+def test_votes_outside_kernels_reject_float_predicates():
+    from tilemlir import tvm
+
+    for vote in (T.any_sync, T.all_sync, T.ballot_sync, T.ballot, T.syncthreads_count,
+                 T.syncthreads_and, T.syncthreads_or):
+        with pytest.raises(TypeError, match="requires an integer or boolean predicate"):
+            vote(tvm.tirx.FloatImm("float32", 0.5))
+        with pytest.raises(RuntimeError, match="only be used inside"):
+            vote(1)
+
+
+def test_language_dtypes_are_tvm_datatypes():
+    from tilemlir import tvm
+    from tilemlir.language.dtypes import _all_dtypes
+
+    assert all(isinstance(getattr(T, name), tvm.DataType) for name in _all_dtypes)
+    assert isinstance(tvm.DataType("int8"), tvm.DataType) and not isinstance("int8", tvm.DataType)

@@ -71,7 +71,9 @@ def test_a_module_outside_the_checkout_is_named(tmp_path):
 def test_status_of_names():
     assert status("copy", "tilelang.language.common", True) == ("supported", "")
     assert status("Layout", "tilelang.language.common", True)[0] == "partial"
-    assert status("alloc_var", "tilelang.language.common", False)[0] == "in progress"
+    assert status("alloc_barrier", "tilelang.language.common", True)[0] == "partial"
+    assert status("get_thread_extent", "tilelang.language.common", False)[0] == \
+        "not supported yet"
     assert status("tma_load", "tilelang.cuda.language", False)[0] == "not supported"
     assert status("handle", "tvm.tirx.script.builder.ir", False)[0] == "not supported"
-    assert status("float4_e2m1fn", "tilelang.language.dtypes", False)[0] == "in progress"
+    assert status("float4_e2m1fn", "tilelang.language.dtypes", False)[0] == "not supported yet"

@@ -23,7 +23,7 @@ cdiv = language.ceildiv
 _LAZY = {"PassConfigKey": ("transform", "PassConfigKey"), "DataType": ("tvm", "DataType"),
          "lower": ("engine", "lower")}
 _SUBMODULES = ("tvm", "transform", "testing", "utils", "contrib", "carver", "profiler",
-               "runtime", "layout", "engine", "cuda")
+               "runtime", "layout", "engine", "cuda", "ir")
 
 __all__ = ["language", "jit", "compile", "JITKernel", "TileCompileError", "TensorSupplyType",
            "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__", "lower"]

@@ -767,6 +767,16 @@ LogicalResult ThreadSerializer::run() {
                            "cpu target numbers a block's threads along x";
       return WalkResult::interrupt();
     }
+    // A thread that waits on an mbarrier's phase before the others have
+    // arrived would wait forever with the threads run one after another.
+    if (op->getDialect() && op->getDialect()->getNamespace() == "nvgpu") {
+      op->emitOpError()
+          << "uses an mbarrier (T.alloc_barrier and its arrive and wait "
+             "calls); the cpu target runs a block's threads one after "
+             "another, so a wait for the other threads' arrivals cannot "
+             "complete: compile for an NVIDIA target";
+      return WalkResult::interrupt();
+    }
     any |= isThreadLevel(op);
     return WalkResult::advance();
   });

@@ -20,6 +20,11 @@ half = float16
 dtype = dtypes.DType
 
 
+# The translators reading a kernel while it calls a plain Python function
+# (a helper given buffers): T.* calls made in it are translated there.
+_HELPER_CALLERS = []
+
+
 class Intrinsic:
     """A T.* operation that only exists inside a kernel."""
 
@@ -28,6 +33,8 @@ class Intrinsic:
         self.python_impl = python_impl
 
     def __call__(self, *args, **kwargs):
+        if _HELPER_CALLERS:
+            return _HELPER_CALLERS[-1].call_from_helper(self, args, kwargs)
         if self.python_impl is not None:
             return self.python_impl(*args, **kwargs)
         raise RuntimeError(f"T.{self.name} can only be used inside a @T.prim_func kernel")
@@ -307,6 +314,8 @@ sigmoid = Intrinsic("sigmoid", lambda x: 1.0 / (1.0 + math.exp(-x)))
 pow = Intrinsic("pow", lambda a, b: a ** b)  # noqa: A001
 infinity = Intrinsic("infinity")
 if_then_else = Intrinsic("if_then_else", lambda c, a, b: a if c else b)
+Select = Intrinsic("Select", lambda c, a, b, span=None: a if c else b)
+clamp = Intrinsic("clamp", lambda x, lo, hi: _builtins.min(_builtins.max(x, lo), hi))
 cast = Intrinsic("cast")  # T.cast(value, dtype)
 Cast = Intrinsic("Cast")  # T.Cast(dtype, value), TIR's order
 reinterpret = Intrinsic("reinterpret")  # T.reinterpret(value, dtype): the same bits
@@ -321,13 +330,28 @@ get_warp_idx = Intrinsic("get_warp_idx")
 thread_binding = Intrinsic("thread_binding")
 sync_threads = Intrinsic("sync_threads")
 sync_warp = Intrinsic("sync_warp")
-syncthreads_count = Intrinsic("syncthreads_count")
-syncthreads_and = Intrinsic("syncthreads_and")
-syncthreads_or = Intrinsic("syncthreads_or")
-any_sync = Intrinsic("any_sync")
-all_sync = Intrinsic("all_sync")
-ballot_sync = Intrinsic("ballot_sync")
-ballot = Intrinsic("ballot")
+
+
+def _vote_outside(name):
+    """A vote or block reduction called outside a kernel: a float predicate
+    is a TypeError, as TileLang's (which checks it when the call is built),
+    and anything else needs the kernel."""
+    def check(predicate, *args, **kwargs):
+        dt = getattr(predicate, "dtype", None)
+        if isinstance(predicate, _builtins.float) or (dt is not None and as_dtype(dt).is_float):
+            raise TypeError(f"T.{name} requires an integer or boolean predicate, got "
+                            f"{as_dtype(dt).name if dt is not None else 'a float'}")
+        raise RuntimeError(f"T.{name} can only be used inside a @T.prim_func kernel")
+    return Intrinsic(name, check)
+
+
+syncthreads_count = _vote_outside("syncthreads_count")
+syncthreads_and = _vote_outside("syncthreads_and")
+syncthreads_or = _vote_outside("syncthreads_or")
+any_sync = _vote_outside("any_sync")
+all_sync = _vote_outside("all_sync")
+ballot_sync = _vote_outside("ballot_sync")
+ballot = _vote_outside("ballot")
 activemask = Intrinsic("activemask")
 match_any_sync = Intrinsic("match_any_sync")
 match_all_sync = Intrinsic("match_all_sync")
@@ -343,6 +367,15 @@ warp_reduce_bitor = Intrinsic("warp_reduce_bitor")
 __ffs = Intrinsic("__ffs")
 __fns = Intrinsic("__fns")
 alloc_var = Intrinsic("alloc_var")
+# mbarriers and T.tma_copy (barrier_ops.py).
+alloc_barrier = Intrinsic("alloc_barrier")
+mbarrier_arrive = Intrinsic("mbarrier_arrive")
+barrier_arrive = Intrinsic("barrier_arrive")
+mbarrier_wait_parity = Intrinsic("mbarrier_wait_parity")
+barrier_wait = Intrinsic("barrier_wait")
+tma_copy = Intrinsic("tma_copy")
+tma_store_arrive = Intrinsic("tma_store_arrive")
+tma_store_wait = Intrinsic("tma_store_wait")
 alloc_global = Intrinsic("alloc_global")
 any_of = Intrinsic("any_of")
 all_of = Intrinsic("all_of")

@@ -222,14 +222,16 @@ class BufferOpsMixin:
         init, scope) / (dtype, init=..., scope=...): a one-element local
         buffer whose name reads as its value and whose assignments
         (`x = ...`, `x += ...`, also in loops and branches) store to it."""
-        if not node.args:
-            raise self.error("T.alloc_var needs a dtype", node)
-        dtype = self.expr(node.args[0])
-        rest = [self.expr(a) for a in node.args[1:]]
         kw = {k.arg: self.expr(k.value) for k in node.keywords}
         for k in kw:
             if k not in ("init", "scope", "dtype"):
                 raise self.error(f"unexpected argument '{k}' of T.alloc_var", node)
+        if node.args and "dtype" in kw:
+            raise self.error("T.alloc_var's dtype is given twice", node)
+        if not node.args and "dtype" not in kw:
+            raise self.error("T.alloc_var needs a dtype", node)
+        dtype = self.expr(node.args[0]) if node.args else kw["dtype"]
+        rest = [self.expr(a) for a in node.args[1:]]
         init, scope = kw.get("init"), kw.get("scope", "local.var")
         if len(rest) == 1 and isinstance(rest[0], str) and init is None:
             scope = rest[0]
@@ -253,6 +255,8 @@ class BufferOpsMixin:
         buf = Buffer(self.b.fresh(name), [1], dt, "local", name)
         buf.is_var = True
         self.b.emit(f"{buf.ssa} = tile.alloc_local : {buf.memref_type()}", self.loc(node))
+        if init is None:
+            init = False if dt.mlir == "i1" else 0  # TileLang's variables start at zero
         if init is not None:
             if dt.is_float and isinstance(init, (int, float)) and not isinstance(init, bool):
                 lim = _largest_finite(dt)

@@ -7,11 +7,12 @@ import ast
 import builtins
 import inspect
 import operator
+import sys
 
 from .. import language as T
 from ..errors import TileCompileError
 from . import dtypes
-from .frame import Frame, Scope
+from .frame import Frame, HelperLine, Scope
 from .ir import Access, Buffer, LinExpr, TypedConstant, Value
 from .scalars import INT_TYPES as _INT_TYPES, is_float as _is_float
 
@@ -466,12 +467,51 @@ class ExpressionsMixin:
         if any(isinstance(a, scalars) for a in list(args) + list(kwargs.values())):
             raise self.error(f"cannot call Python function {getattr(fn, '__name__', fn)!r} with "
                              "kernel values; only T.* operations run in the kernel", node)
+        # A helper given buffers may call T.* on them (TileLang's programs
+        # wrap T.reduce_* so): those calls are translated here.
+        helper = any(isinstance(a, Buffer) for a in list(args) + list(kwargs.values()))
+        if helper:
+            T._HELPER_CALLERS.append(self)
         try:
             return fn(*args, **kwargs)
         except TileCompileError:
             raise
         except Exception as e:  # noqa: BLE001
             raise self.error(f"calling {getattr(fn, '__name__', fn)!r} failed: {e}", node) from None
+        finally:
+            if helper:
+                T._HELPER_CALLERS.pop()
+
+    def call_from_helper(self, fn, args, kwargs):
+        """T.<fn>(*args, **kwargs) called by a Python helper that the kernel
+        called with buffers: translated as if the kernel made the call, at
+        the helper's line."""
+        handler = getattr(self, "call_" + fn.name, None)
+        if handler is None:
+            if fn.python_impl is not None:
+                return fn.python_impl(*args, **kwargs)
+            raise RuntimeError(f"T.{fn.name} cannot be used in a helper function of a kernel")
+        caller = sys._getframe(2)
+        scope = Scope("macro")
+        call = ast.Call(func=ast.Name("T", ast.Load()), args=[], keywords=[])
+        for i, a in enumerate(args):
+            scope.vars[f"arg{i}"] = a
+            call.args.append(ast.Name(f"arg{i}", ast.Load()))
+        for k, v in kwargs.items():
+            scope.vars[f"kw_{k}"] = v
+            call.keywords.append(ast.keyword(k, ast.Name(f"kw_{k}", ast.Load())))
+        for n in ast.walk(call):
+            n.lineno, n.col_offset = 1, 0
+        outer_frame, outer_node = self.frame, self.node
+        self.frame = HelperLine(caller.f_code.co_filename, caller.f_lineno)
+        self.scopes.append(scope)
+        T._HELPER_CALLERS.pop()  # T.* calls of the handler's own Python are Python's
+        try:
+            return handler(call)
+        finally:
+            T._HELPER_CALLERS.append(self)
+            self.scopes.pop()
+            self.frame, self.node = outer_frame, outer_node
 
     def call_macro(self, macro, node):
         """Inlines a @T.macro: its body is translated with its parameters
@@ -503,3 +543,4 @@ class ExpressionsMixin:
             self.macro_depth -= 1
             self.frame = outer_frame
         return scope.result
+

@@ -3,6 +3,7 @@ scopes of names while it is read."""
 
 import ast
 import inspect
+import linecache
 
 from ..errors import TileCompileError
 
@@ -48,3 +49,14 @@ class Frame:
                     self.closure[name] = cell.cell_contents
                 except ValueError:
                     pass
+
+
+class HelperLine:
+    """Where a T.* call of a helper function stands: errors and the ops'
+    locations point at that line."""
+
+    def __init__(self, filename, line):
+        self.filename, self.first, self.line_shift, self.col_shift = filename, line, line - 1, 0
+        self.lines = [linecache.getline(filename, line)]
+        self.func_def = ast.Pass(lineno=1, col_offset=0)
+        self.globals, self.closure = {}, {}

@@ -144,6 +144,20 @@ class ScalarOpsMixin:
             return a["then_expr"] if a["cond"] else a["else_expr"]
         return self.select(a["cond"], a["then_expr"], a["else_expr"], node)
 
+    def call_Select(self, node):
+        """TIR's T.Select(condition, true_value, false_value): both values
+        are evaluated (as they are here for T.if_then_else too)."""
+        a = self._args(node, ["condition", "true_value", "false_value"], {"span": None})
+        if not isinstance(a["condition"], (Value, Access, TypedConstant)):
+            return a["true_value"] if a["condition"] else a["false_value"]
+        return self.select(a["condition"], a["true_value"], a["false_value"], node)
+
+    def call_clamp(self, node):
+        """T.clamp(x, lo, hi): T.min(T.max(x, lo), hi), as TileLang's."""
+        a = self._args(node, ["dst", "min_val", "max_val"])
+        return self.minmax("min", [self.minmax("max", [a["dst"], a["min_val"]], node),
+                                   a["max_val"]], node)
+
     def call_cast(self, node):
         a = self._args(node, ["value", "dtype"])
         return self._cast(a["value"], a["dtype"], "T.cast(value, dtype)", node)

@@ -87,6 +87,10 @@ class StatementsMixin:
             if not isinstance(value, (tuple, list)) or len(value) != len(target.elts):
                 raise self.error("cannot unpack this value into "
                                  f"{len(target.elts)} names", node)
+            # Python evaluates the whole right side first: element reads
+            # happen before any of the stores (a, b = b, a swaps).
+            value = [self.load(v, node) if isinstance(v, Access) and v.is_element else v
+                     for v in value]
             for t, v in zip(target.elts, value):
                 self.assign(t, v, node)
         elif isinstance(target, ast.Subscript):

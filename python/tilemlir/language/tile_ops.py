@@ -156,6 +156,11 @@ class TileOpsMixin:
     def call_copy(self, node):
         a = self._args(node, ["src", "dst"], {"coalesced_width": None, "disable_tma": False,
                                               "eviction_policy": None, "pad_value": None})
+        self._copy(a, node)
+
+    def _copy(self, a, node):
+        """A T.copy of the bound arguments `a` (src, dst, pad_value,
+        disable_tma)."""
         sbuf, soff, ssz = self._region(a["src"], node)
         dbuf, doff, dsz = self._region(a["dst"], node)
         self._writes(dbuf)

@@ -1,10 +1,20 @@
 """tvm.DataType: a dtype's bits, lanes and kind, from any dtype spelling."""
 
-from ..language.dtypes import as_dtype
+from ..language.dtypes import DType, as_dtype
+
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
 
 
-class DataType:
-    """`DataType("float16").bits == 16`; compares equal to its name."""
+class _DataTypeClass(type):
+    def __instancecheck__(cls, obj):
+        # TileLang's dtypes (T.float16 ...) are TVM DataTypes; ours are DTypes.
+        return type.__instancecheck__(cls, obj) or isinstance(obj, DType)
+
+
+class DataType(metaclass=_DataTypeClass):
+    """`DataType("float16").bits == 16`; compares equal to its name. The
+    language's dtypes (T.float16 ...) are instances too, as in TileLang."""
 
     def __init__(self, dtype):
         text = str(dtype)

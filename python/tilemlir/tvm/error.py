@@ -3,6 +3,9 @@
 from ..errors import InternalError, TVMError
 from ._missing import missing
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 __all__ = ["InternalError", "TVMError"]
 
 

@@ -4,6 +4,9 @@ gives compiles their default target."""
 from .._scoped import Scoped
 from ._missing import missing
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 __all__ = ["Target"]
 
 

@@ -5,6 +5,9 @@ from ..testing import (requires_cuda, requires_llvm, requires_metal, requires_pa
                        requires_rocm)
 from ._missing import missing
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 
 def __getattr__(name):
     return missing(__name__, name)

@@ -5,6 +5,9 @@ programs use on the host, `const(value, dtype)`, `PrimExpr`, `IntImm`,
 from ..language.dtypes import as_dtype
 from ._missing import missing
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 __all__ = ["PrimExpr", "IntImm", "FloatImm", "const"]
 
 

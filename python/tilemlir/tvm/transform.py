@@ -3,6 +3,9 @@
 from ..transform import PassContext
 from ._missing import missing
 
+# TVM's deeper modules below this one import (see tilemlir.tvm).
+__path__ = []
+
 __all__ = ["PassContext"]
 
 

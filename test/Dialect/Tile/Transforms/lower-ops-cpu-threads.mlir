@@ -156,3 +156,16 @@ func.func @named_barrier() {
   }
   return
 }
+
+// -----
+
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+func.func @mbarrier() {
+  tile.kernel (%bx) in (1) threads(64) {
+    %c0 = arith.constant 0 : index
+    // expected-error @below {{'nvgpu.mbarrier.create' op uses an mbarrier (T.alloc_barrier and its arrive and wait calls); the cpu target runs a block's threads one after another}}
+    %bars = nvgpu.mbarrier.create -> !bars
+    %t = nvgpu.mbarrier.arrive %bars[%c0] : !bars -> !nvgpu.mbarrier.token
+  }
+  return
+}
