@@ -27,6 +27,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{"cpu"}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{"cpu"}));
+  pm.addPass(createTileEmulateFp4());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createLoopInvariantCodeMotionPass());
@@ -62,6 +63,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTilePlanScratch(TilePlanScratchOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
+  pm.addPass(createTileEmulateFp4());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   // The lowering brackets every shared-memory writer with barriers; drop

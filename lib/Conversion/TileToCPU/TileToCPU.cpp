@@ -39,6 +39,11 @@ Block *getKernelBlock(Operation *op) {
   return kernel ? &kernel.getBodyBlock() : nullptr;
 }
 
+/// Whether `t` has elements narrower than a byte.
+bool isSubByte(Type t) {
+  return t.isIntOrFloat() && t.getIntOrFloatBitWidth() < 8 && !t.isInteger(1);
+}
+
 /// A buffer of `type` (default memory space) allocated once per block.
 Value allocScratch(OpBuilder &b, Operation *user, MemRefType type) {
   OpBuilder::InsertionGuard guard(b);
@@ -112,7 +117,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
             : zeroOf(rewriter, loc, srcElt);
 
     // Vector rows when the tile's last dim is the last (contiguous: unit
-    // stride) dim of both buffers; element by element otherwise.
+    // stride) dim of both buffers and the elements are whole bytes (4-bit
+    // ones are packed by tile-emulate-fp4, an element at a time); element
+    // by element otherwise.
     // Rows longer than kMaxVectorRow elements are copied element by
     // element: one vector per row would be too large for LLVM.
     constexpr int64_t kMaxVectorRow = 4096;
@@ -120,7 +127,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
                      src.tileDims.back() == src.type.getRank() - 1 &&
                      dst.tileDims.back() == dst.type.getRank() - 1 &&
                      src.type.isLastDimUnitStride() &&
-                     dst.type.isLastDimUnitStride();
+                     dst.type.isLastDimUnitStride() &&
+                     !isSubByte(srcElt) && !isSubByte(dstElt);
     ArrayRef<int64_t> loops = tile;
     if (vectorize)
       loops = loops.drop_back();

@@ -619,6 +619,9 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     int64_t bits = global.type.getElementTypeBitWidth();
     if (bits % 8 != 0 || bits > 128 || srcElt.getIntOrFloatBitWidth() != bits)
       return failure();
+    // 4-bit elements (two a byte) move one at a time (tile-emulate-fp4).
+    if (!dstElt.isIntOrFloat() || dstElt.getIntOrFloatBitWidth() % 8 != 0)
+      return failure();
     int64_t vec = 128 / bits;
     int64_t inner = tile.back();
     if (inner % vec != 0 || !global.type.getLayout().isIdentity() ||

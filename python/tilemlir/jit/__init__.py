@@ -11,7 +11,7 @@ import numpy as np
 from ..errors import TileCompileError, at_caller
 from ..language import PrimFunc
 from ..language.parser import translate_with_launch
-from ..runtime import bind_dim_expr, dim_text, dim_value, load_bundle
+from ..runtime import bind_dim_expr, dim_text, dim_value, load_bundle, logical_shape, storage_shape
 from . import cache
 
 _LOCATION = re.compile(r'loc\("(?:[^"\\]|\\.)*":\d+:\d+\)')
@@ -231,6 +231,7 @@ class JITKernel:
             shape = getattr(args[i], "shape", None)
             if shape is None:
                 continue
+            shape = logical_shape(self.params[i]["dtype"], shape)
             for k, want in entries:
                 if k >= len(shape):
                     break
@@ -256,6 +257,7 @@ class JITKernel:
         where the inputs are torch tensors; on CUDA a torch tensor, on the
         device of the first torch input (else the current one). `out` is a
         plan entry of _plan_calls, which caches the torch dtype."""
+        shape = storage_shape(out[1]["dtype"], shape)
         if like is None and self.target == "cpu":
             return np.empty(shape, dtype=_np_dtype(out[1]))
         dtype = out[3]

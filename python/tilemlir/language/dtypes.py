@@ -42,7 +42,23 @@ class DType(str):
 
     @property
     def numpy(self):
+        """The numpy dtype of host arrays of this type (uint8 bytes for
+        packed 4-bit types)."""
         return _numpy_dtype(self)
+
+    @property
+    def packed(self):
+        """Whether elements are stored two a byte (a tensor's innermost
+        extent is twice its storage's)."""
+        return self.lanes == 1 and self.bits == 4 and self.storage is None
+
+    def storage_shape(self, shape):
+        """The shape of the tensor that stores `shape` elements of this type:
+        the innermost extent halved for packed types."""
+        shape = tuple(shape)
+        if not self.packed or not shape:
+            return shape
+        return shape[:-1] + (shape[-1] // 2,)
 
     def as_torch(self):
         """The torch dtype of tensors holding this type (TileLang's choice:
@@ -104,9 +120,13 @@ uint16 = _d("uint16", "i16", 16, "uint")
 uint32 = _d("uint32", "i32", 32, "uint")
 uint64 = _d("uint64", "i64", 64, "uint")
 boolean = _d("bool", "i1", 1, "bool")
+# Two elements a byte, the first in the low nibble (TileLang's packing and
+# torch's float4_e2m1fn_x2): tensors of it are byte tensors whose innermost
+# extent is half the logical one.
+float4_e2m1fn = _d("float4_e2m1fn", "f4E2M1FN", 4, "float")
 
 ALL = [float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2, int8, int16,
-       int32, int64, uint8, uint16, uint32, uint64, boolean]
+       int32, int64, uint8, uint16, uint32, uint64, boolean, float4_e2m1fn]
 
 # TileLang names that exist here as dtypes (T.dtype(...), .bits, .as_torch())
 # but that kernels cannot hold in buffers and tensors yet.
@@ -116,7 +136,6 @@ _NO_FP8 = ("this float8 variant is not supported in buffers and tensors; float8_
 NAME_ONLY = [
     _d("int4", "i4", 4, "int", storage=_NO_4BIT),
     _d("uint4", "i4", 4, "uint", storage=_NO_4BIT),
-    _d("float4_e2m1fn", "f4E2M1FN", 4, "float", storage=_NO_4BIT),
     _d("float8_e4m3fnuz", "f8E4M3FNUZ", 8, "float", storage=_NO_FP8),
     _d("float8_e5m2fnuz", "f8E5M2FNUZ", 8, "float", storage=_NO_FP8),
     _d("float8_e8m0fnu", "f8E8M0FNU", 8, "float", storage=_NO_FP8),
@@ -139,12 +158,21 @@ for _base in _VECTOR_BASES:
                           storage=f"vector dtype {_base.name}x{_lanes}: buffers and tensors hold "
                                   f"scalars here (use {_base.name} with a last dimension of "
                                   f"{_lanes})"))
+# TileLang's packed pairs (float4_e2m1fnx2 is torch's float4_e2m1fn_x2, one
+# byte) and wider vectors of them: value types only, as the other vectors.
+for _lanes in (2, 4, 8, 16, 32, 64):
+    VECTORS.append(_d(f"float4_e2m1fnx{_lanes}", f"vector<{_lanes}xf4E2M1FN>", 4, "float",
+                      _lanes,
+                      storage=f"vector dtype float4_e2m1fnx{_lanes}: buffers and tensors hold "
+                              "scalars here (use float4_e2m1fn, stored two a byte, with a "
+                              f"last dimension of {_lanes})"))
 _BY_NAME.update({d.name: d for d in VECTORS})
 _BY_NAME.update({
     "float": float32, "half": float16, "double": float64, "bf16": bfloat16,
     "fp16": float16, "fp32": float32, "e4m3_float8": float8_e4m3,
     "e5m2_float8": float8_e5m2, "float8_e4m3fn": float8_e4m3, "int": int32,
     "short": int16, "long": int64, "uint": uint32, "ulong": uint64,
+    "float4_e2m1fn_x2": _BY_NAME["float4_e2m1fnx2"],
 })
 _BY_NAME.update({f"float8_e4m3fnx{n}": _BY_NAME[f"float8_e4m3x{n}"] for n in (2, 4, 8, 16, 32, 64)})
 
@@ -153,6 +181,7 @@ _BY_NAME.update({f"float8_e4m3fnx{n}": _BY_NAME[f"float8_e4m3x{n}"] for n in (2,
 _TORCH_STORAGE = {
     "float8_e4m3": "float8_e4m3fn", "int4": "int8", "uint4": "uint8",
     "float4_e2m1fn": ("float4_e2m1fn_x2", "int8"), "bool": "bool",
+    "float4_e2m1fnx2": ("float4_e2m1fn_x2",),
 }
 
 _all_dtypes = sorted(_BY_NAME)
@@ -161,7 +190,12 @@ _all_dtypes = sorted(_BY_NAME)
 def _torch_tables():
     import torch
     table = {}
+    fp4x2 = getattr(torch, "float4_e2m1fn_x2", None)
+    if fp4x2 is not None:
+        table[fp4x2] = "float4_e2m1fnx2"
     for d in ALL + NAME_ONLY:
+        if d is float4_e2m1fn:
+            continue
         if d.storage is None or d.name in ("float8_e4m3fnuz", "float8_e5m2fnuz",
                                            "float8_e8m0fnu"):
             t = getattr(torch, _TORCH_STORAGE.get(d.name, d.name), None)
@@ -213,6 +247,16 @@ def storable(value):
     return d
 
 
+def check_packed_extent(d, shape, what):
+    """A TypeError when a tensor or shared buffer (`what`) of packed dtype
+    `d` has an odd static innermost extent: two of its elements share a
+    byte, so each row must be whole bytes."""
+    if d.packed and shape and isinstance(shape[-1], int) and shape[-1] % 2:
+        raise TypeError(f"{what} of {d.name} has an odd innermost extent ({shape[-1]}): "
+                        f"{d.name} elements are stored two a byte, so the innermost extent "
+                        "must be even")
+
+
 def as_dtype(value):
     """A DType from a DType, a TileLang dtype string, a numpy or torch dtype."""
     if isinstance(value, DType):
@@ -234,7 +278,7 @@ def as_dtype(value):
         raise TypeError(f"unknown dtype {value!r}") from None
     for d in ALL:
         # ml_dtypes' types are user-defined numpy types (isbuiltin 2).
-        if d.kind == "bool" or (d in _ML_DTYPES and npd.isbuiltin != 2):
+        if d.kind == "bool" or d.packed or (d in _ML_DTYPES and npd.isbuiltin != 2):
             continue
         if _numpy_dtype(d) == npd:
             return d
@@ -265,6 +309,9 @@ def _numpy_dtype(d):
         return np.dtype(ml_dtypes.float8_e5m2)
     if d == boolean:
         return np.dtype(np.bool_)
+    if d.packed:
+        # Host arrays of packed elements hold their bytes.
+        return np.dtype(np.uint8)
     return np.dtype(d.name)
 
 

@@ -148,6 +148,7 @@ class CurrentTranslator(Translator):
             raise self.error(f"tensor parameter '{name}' is annotated twice", node)
         if self.kernel is not None:
             raise self.error(f"annotate tensor parameter '{name}' before `with T.Kernel`", node)
+        self.check_packed_extent(spec.dtype, spec.shape, f"tensor parameter '{name}'", node)
         buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
         if not self.probing:
             for d, dim in enumerate(spec.shape):
@@ -294,6 +295,7 @@ class CurrentTranslator(Translator):
             spec = T.TensorSpec(shape, dtype if dtype is not None else "float32")
         except TypeError as e:
             raise self.error(f"T.empty: {e}", node) from None
+        self.check_packed_extent(spec.dtype, spec.shape, f"T.empty output '{name}'", node)
         buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
         for d, dim in enumerate(spec.shape):
             if isinstance(dim, T.DynamicDim) and not self.probing:

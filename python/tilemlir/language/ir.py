@@ -50,6 +50,8 @@ def float_literal(value, type):
     reads back exactly. A ValueError says what the type cannot hold."""
     d = _FLOATS[type]
     v = float(value)
+    if d.packed:
+        return f"0x{float4_e2m1fn_bits(v):X}"
     with np.errstate(over="ignore", invalid="ignore"):
         rounded = np.array(v, dtype=np.float64).astype(d.numpy)
     back = float(rounded.astype(np.float64))
@@ -65,6 +67,17 @@ def float_literal(value, type):
         return text
     bits = int(rounded.view(f"uint{d.bits}"))
     return f"0x{bits:0{d.bits // 4}X}"
+
+
+def float4_e2m1fn_bits(v):
+    """The float4_e2m1fn code of `v` as CUDA's conversion (and TileLang's
+    cast) gives it: to nearest, ties to even, magnitudes above 6 saturate,
+    NaN is +6."""
+    if math.isnan(v):
+        return 0x7
+    a = abs(v)
+    code = sum((a > 0.25, a >= 0.75, a > 1.25, a >= 1.75, a > 2.5, a >= 3.5, a > 5.0))
+    return code | (0x8 if math.copysign(1.0, v) < 0 else 0)
 
 
 def int_literal(value, type):

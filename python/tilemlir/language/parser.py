@@ -69,6 +69,14 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
         filename, line, col = self._position(node or self.node)
         return TileCompileError("error: " + message, filename, line, col)
 
+    def check_packed_extent(self, dt, shape, what, node):
+        """Reports at `node` a buffer of a packed (4-bit) dtype whose rows
+        would split a byte."""
+        try:
+            dtypes.check_packed_extent(dt, list(shape), what)
+        except TypeError as e:
+            raise self.error(str(e), node) from None
+
     def dtype(self, value, node):
         """The DType of a dtype string or object; an unknown one, or one
         kernels cannot hold, is reported at `node`."""
@@ -82,6 +90,11 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
     def translate(self):
         params = []
         sig = inspect.signature(self.fn)
+        nodes = {a.arg: a for a in self.func_def.args.args + self.func_def.args.kwonlyargs}
+
+        def arg_node(name):
+            return nodes.get(name, self.func_def)
+
         for name, p in sig.parameters.items():
             ann = p.annotation
             if ann is inspect.Parameter.empty:
@@ -96,6 +109,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
                     raise self.error(f"cannot evaluate the annotation of kernel parameter "
                                      f"'{name}': {e}") from None
             if isinstance(ann, T.TensorSpec):
+                self.check_packed_extent(ann.dtype, ann.shape, f"tensor parameter '{name}'",
+                                         arg_node(name))
                 buf = Buffer(f"%{name}", [d if isinstance(d, int) else None for d in ann.shape],
                              ann.dtype, "global", name)
                 params.append(("tensor", name, ann, buf))

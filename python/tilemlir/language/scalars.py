@@ -5,7 +5,7 @@ INT_TYPES = ("i1", "i8", "i16", "i32", "i64")
 
 
 def is_float(t):
-    return t in FLOAT_RANK or t.startswith("f8")
+    return t in FLOAT_RANK or t.startswith(("f8", "f4"))
 
 
 def int_width(t):
@@ -13,4 +13,4 @@ def int_width(t):
 
 
 def float_bits(t):
-    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(t, 8)
+    return {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}.get(t, 4 if t.startswith("f4") else 8)

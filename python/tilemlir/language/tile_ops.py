@@ -63,6 +63,8 @@ class TileOpsMixin:
         if self.kernel is None:
             raise self.error(f"T.alloc_{scope} must be inside `with T.Kernel(...)`", node)
         dt = self.dtype(dtype, node)
+        if scope == "shared":
+            self.check_packed_extent(dt, shape, "shared buffer", node)
         size = (dt.bits + 7) // 8
         for d in shape:
             size *= d

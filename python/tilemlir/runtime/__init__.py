@@ -91,10 +91,42 @@ def bind_dim_expr(entry, got, dims, name):
                          f"for {dim_text(entry)} in argument '{name}' makes it {q}")
 
 
-def check_shape(name, want, got, dims):
+# Dtypes stored two elements a byte, the first in the low nibble: a tensor
+# of them is a byte tensor (uint8, int8 or torch's float4_e2m1fn_x2) whose
+# innermost extent is half the tensor's.
+PACKED_DTYPES = frozenset({"float4_e2m1fn"})
+PACKED_STORAGE = frozenset({"uint8", "int8", "float4_e2m1fn_x2"})
+
+
+def logical_shape(dtype, shape):
+    """The element shape of a tensor of `dtype` stored in `shape`."""
+    shape = tuple(shape)
+    if dtype in PACKED_DTYPES and shape:
+        return shape[:-1] + (shape[-1] * 2,)
+    return shape
+
+
+def storage_shape(dtype, shape):
+    """The shape of the tensor that stores `shape` elements of `dtype`."""
+    shape = tuple(shape)
+    if dtype in PACKED_DTYPES and shape:
+        return shape[:-1] + (shape[-1] // 2,)
+    return shape
+
+
+def check_shape(name, want, got, dims, dtype=None):
     """Checks the shape `got` of tensor argument `name` against its bundle
     shape `want` (ints, dynamic dimensions, size expressions), binding the
-    dynamic dimensions in `dims`; a ValueError where they disagree."""
+    dynamic dimensions in `dims`; a ValueError where they disagree. For a
+    packed `dtype` `got` is the storage's shape, `want` the elements'."""
+    if dtype in PACKED_DTYPES:
+        try:
+            check_shape(name, want, logical_shape(dtype, got), dims)
+        except ValueError as e:
+            raise ValueError(f"{e} ({dtype} elements, two a byte: a tensor of shape "
+                             f"{shape_text(want)} is stored in bytes of shape "
+                             f"(..., {dim_text(want[-1]) if want else ''} / 2))") from None
+        return
     if len(got) != len(want):
         raise ValueError(f"argument '{name}' must have {len(want)} dimensions "
                          f"{shape_text(want)}, got shape {got}")

@@ -5,7 +5,7 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
-from . import check_shape, check_written, torch_read_only
+from . import PACKED_DTYPES, PACKED_STORAGE, check_shape, check_written, torch_read_only
 
 
 class _HostTensor:
@@ -72,7 +72,9 @@ def _host_tensor(name, a):
 
 def _same_dtype(want, got):
     """Whether a tensor whose dtype is named `got` (numpy or torch spelling)
-    holds elements of DType `want`."""
+    holds elements of DType `want` (packed 4-bit elements: byte tensors)."""
+    if want.name in PACKED_DTYPES:
+        return got in PACKED_STORAGE
     try:
         return as_dtype(got).name == want.name
     except TypeError:
@@ -129,8 +131,11 @@ class CpuKernel:
             t = _host_tensor(name, a)
             want = as_dtype(p["dtype"])
             if not _same_dtype(want, t.dtype):
+                if want.name in PACKED_DTYPES:
+                    raise TypeError(f"argument '{name}' holds {want.name} elements, two a byte: "
+                                    f"pass a uint8 or int8 array of the bytes, got {t.dtype}")
                 raise TypeError(f"argument '{name}' must have dtype {want.name}, got {t.dtype}")
-            check_shape(name, p["shape"], t.shape, dims)
+            check_shape(name, p["shape"], t.shape, dims, want.name)
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
                                  "(use np.ascontiguousarray, or .contiguous() on a torch tensor)")

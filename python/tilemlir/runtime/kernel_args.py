@@ -14,7 +14,7 @@ import struct
 import sys
 import threading
 
-from . import check_shape, check_written, dynamic_names, torch_read_only
+from . import PACKED_STORAGE, check_shape, check_written, dynamic_names, torch_read_only
 
 # --- Data types -------------------------------------------------------------------------------
 
@@ -69,6 +69,8 @@ _DTYPES = [
     _DType("uint32", 4, "uint32", "u4", "uint"),
     _DType("uint64", 8, "uint64", "u8", "uint"),
     _DType("bool", 1, "bool", "b1", "bool"),
+    # Two elements a byte; its tensors are byte tensors (see PACKED_DTYPES).
+    _DType("float4_e2m1fn", 1, "float4_e2m1fn_x2", None, "packed"),
 ]
 _BY_NAME = {d.name: d for d in _DTYPES}
 _BY_NAME.update({
@@ -509,9 +511,14 @@ class BundleKernel:
                 continue
             t = _as_tensor(name, a, self.API)
             if t.dtype is not d:
-                raise TypeError(f"argument '{name}' must have dtype {d.name}, got "
-                                f"{_dtype_name_of(t)}")
-            if static is None or t.shape != static:
+                if d.kind != "packed" or t.dtype is None or t.dtype.torch not in PACKED_STORAGE:
+                    raise TypeError(f"argument '{name}' must have dtype {d.name}, got "
+                                    f"{_dtype_name_of(t)}" + (
+                                        " (its bytes: uint8, int8 or float4_e2m1fn_x2)"
+                                        if d.kind == "packed" else ""))
+            if d.kind == "packed":
+                check_shape(name, shape, t.shape, dims, d.name)
+            elif static is None or t.shape != static:
                 check_shape(name, shape, t.shape, dims)   # binds dynamic sizes, or says why not
             if not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")

@@ -190,6 +190,35 @@ def TileLowerKernel : Pass<"tile-lower-kernel", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileEmulateFp4 : Pass<"tile-emulate-fp4", "::mlir::ModuleOp"> {
+  let summary = "Store f4E2M1FN elements two a byte and lower their "
+                "conversions to integer code";
+  let description = [{
+    Runs after `tile-lower-kernel`, when every access to a buffer or tensor
+    of `f4E2M1FN` is a `memref.load` / `memref.store` of one element. Each
+    such memref becomes a memref of bytes with its innermost extent halved
+    (TileLang's and torch's packing: the element of even innermost index in
+    the low nibble; strides and offsets halved), so that a tensor argument
+    is the `uint8` / `float4_e2m1fn_x2` tensor that holds it. A load reads
+    the byte and shifts its nibble out. A store into a thread's own memory
+    (registers, the stack, a CPU block's buffers) merges its nibble into the
+    byte; a store into global or GPU shared memory is two atomics on the
+    byte, an `andi` clearing its nibble and an `ori` setting it, so threads
+    that write the two halves of one byte concurrently keep both.
+
+    `arith.extf` from and `arith.truncf` to `f4E2M1FN` become integer code
+    with CUDA's semantics (what TileLang's casts compile to): round to
+    nearest, ties to even; magnitudes above 6 and infinities saturate to
+    +-6; NaN becomes +6. f4 scalars become `i4`. Buffers, views and tensor
+    arguments whose innermost extent or offset is odd (a byte split between
+    two of them), innermost strides other than 1, and other ops on f4
+    values are reported at their location.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def TileMarkTmaParams : Pass<"tile-mark-tma-params", "::mlir::ModuleOp"> {
   let summary = "Pass TMA descriptors to NVVM kernels by value, as grid "
                 "constants";
