@@ -12,6 +12,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -136,6 +137,37 @@ void mlir::tile::registerCpuTranslations(DialectRegistry &registry) {
   registerOpenMPDialectTranslation(registry);
 }
 
+/// Defines __truncsfbf2 (f32 -> bf16, rounding to nearest even; NaN stays a
+/// quiet NaN) in `m`. Where the CPU has no bf16 conversion instruction
+/// (x86 before AVX512-BF16) LLVM calls it for every bf16 value it rounds,
+/// phis and selects of bf16 included, and GCC 12's libgcc lacks it: the
+/// kernel, JIT-run or linked into a shared library, carries its own.
+static void defineBf16Truncation(llvm::Module &m) {
+  const char *name = "__truncsfbf2";
+  if (llvm::Function *existing = m.getFunction(name);
+      existing && !existing->isDeclaration())
+    return;
+  llvm::LLVMContext &ctx = m.getContext();
+  auto *type = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx),
+                                       {llvm::Type::getFloatTy(ctx)}, false);
+  auto *fn = llvm::cast<llvm::Function>(
+      m.getOrInsertFunction(name, type).getCallee());
+  fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value *x = fn->getArg(0);
+  llvm::Value *bits = b.CreateBitCast(x, b.getInt32Ty());
+  llvm::Value *high = b.CreateLShr(bits, 16);
+  llvm::Value *lsb = b.CreateAnd(high, 1);
+  llvm::Value *rounded =
+      b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7FFF))), 16);
+  llvm::Value *quiet = b.CreateOr(high, 0x40);
+  llvm::Value *nan = b.CreateFCmpUNO(x, x);
+  llvm::Value *result = b.CreateSelect(nan, quiet, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(result, b.getInt16Ty()),
+                              llvm::Type::getBFloatTy(ctx)));
+}
+
 std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
                                               std::string &error) {
   MLIRContext *context = module.getContext();
@@ -174,6 +206,7 @@ std::unique_ptr<CpuModule> CpuModule::compile(ModuleOp module,
   auto optimize = makeOptimizingTransformer(3, 0, machine->get());
   std::string &llvmIR = result->llvmIR;
   auto transformer = [&](llvm::Module *m) -> llvm::Error {
+    defineBf16Truncation(*m);
     if (llvm::Error err = optimize(m))
       return err;
     llvm::raw_string_ostream os(llvmIR);

@@ -90,7 +90,7 @@ nvvm::planTmaLoop(PipelinedOp loop,
                   function_ref<bool(GemmOp, const llvm::DenseSet<Value> &)>
                       runsAsWgmma) {
   int64_t numStages = loop.getNumStages();
-  if (numStages < 2 || numStages > 32)
+  if (numStages < 1 || numStages > 32)
     return std::nullopt;
   auto func = loop->getParentOfType<func::FuncOp>();
   if (!func)
@@ -203,8 +203,10 @@ std::optional<TmaLoopPlan> planSelectedTmaLoop(PipelinedOp loop) {
 LogicalResult planSchedule(PipelinedOp loop, TmaPipelinePlan &p) {
   SmallVector<GemmOp> &wgmmas = p.tma.wgmmas;
   p.numStages = loop.getNumStages();
+  // One stage: the next load waits until the gemm has read the only slot,
+  // so no wgmma stays in flight across iterations.
   p.inFlight =
-      wgmmas.size() == 1 &&
+      p.numStages > 1 && wgmmas.size() == 1 &&
       llvm::all_of(wgmmas.front().getC().getUsers(), [&](Operation *user) {
         return user == wgmmas.front().getOperation() ||
                !loop->isAncestor(user);
@@ -226,6 +228,14 @@ LogicalResult planSchedule(PipelinedOp loop, TmaPipelinePlan &p) {
                     ? planMulticast(loop, kernel, p.tma.loads)
                     : ClusterMulticast();
   return success();
+}
+
+/// How many iterations a block without a producer loads before the first:
+/// S - 1, so that the slot an iteration loads into was read by the one
+/// before it; with one stage, the first iteration's (the next one loads
+/// after the block has read the slot).
+int64_t loadsAhead(const TmaPipelinePlan &p) {
+  return std::max<int64_t>(p.numStages - 1, 1);
 }
 
 /// Places the stages, the resident buffers and the barriers of the ring
@@ -493,7 +503,7 @@ void TmaPipelineBuilder::issuePrologue() {
   Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
   scf::IfOp::create(rewriter, loc, isLeader, [&](OpBuilder &b, Location l) {
     ring.issueResident(b, l, [](Value v) { return v; });
-    for (int64_t s = 0; s + 1 < p.numStages; ++s) {
+    for (int64_t s = 0; s < loadsAhead(p); ++s) {
       Value iv = arith::AddIOp::create(
           b, l, lower, arith::MulIOp::create(b, l, step, indexConst(b, l, s)));
       Value inRange =
@@ -599,12 +609,13 @@ void TmaPipelineBuilder::releaseStage() {
     });
     return;
   }
-  // Once the whole block is past it, thread 0 loads iteration i + S - 1.
+  // Once the whole block is past it, thread 0 loads iteration i + S - 1
+  // (i + 1 with one stage) into the slot of iteration i - 1 (of i).
   barrier(rewriter, loc);
   Value ahead = arith::AddIOp::create(
       rewriter, loc, loop.getInductionVar(),
       arith::MulIOp::create(rewriter, loc, loop.getStep(),
-                            indexConst(rewriter, loc, p.numStages - 1)));
+                            indexConst(rewriter, loc, loadsAhead(p))));
   Value issueAhead = arith::AndIOp::create(
       rewriter, loc,
       arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, ahead,

@@ -1,11 +1,13 @@
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_80 format=isa" | FileCheck %s
-// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s
+// RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" | FileCheck %s --check-prefix=SM90A
 
 // The seed GEMM with bf16 inputs and f32 accumulation: the mma.sync of bf16
 // operands goes to nvvm.mma.sync (upstream nvgpu.mma.sync does not type
-// bf16), fed by ldmatrix like f16.
+// bf16), fed by ldmatrix like f16. On sm_90a the 64-byte rows of A are
+// swizzled panels that TMA loads: wgmma of bf16.
 // CHECK: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // CHECK: mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+// SM90A: wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16
 
 func.func @gemm_bf16(%A: memref<?x?xbf16>, %B: memref<?x?xbf16>, %C: memref<?x?xbf16>) {
   %c0 = arith.constant 0 : index

@@ -4,9 +4,12 @@
 // `assembly` string (\0A newlines, \09 tabs).
 //
 // The seed GEMM (examples/gemm/gemm.mlir: 128x128x32 f16 tiles, f32
-// accumulators, 4 warps, a 3-stage pipelined K loop): ldmatrix and
+// accumulators, 4 warps, a 3-stage pipelined K loop). sm_80: ldmatrix and
 // mma.sync m16n8k16 on the tensor cores, tiles brought into shared memory
 // in 16-byte pieces (ld.global.v4, or cp.async in the pipelined loop).
+// sm_90a: A's rows of 32 halves are 64-byte swizzled panels, so TMA loads
+// both tiles (a producer warpgroup beside the 128 threads) and wgmma
+// m64n128k16 multiplies them, two 64-row blocks a warpgroup.
 // RUN: tile-opt %tile_src_root/examples/gemm/gemm.mlir --tile-to-nvvm='chip=sm_80 format=isa' | FileCheck %s --check-prefixes=GEMM,GEMM-SM80
 // RUN: tile-opt %tile_src_root/examples/gemm/gemm.mlir --tile-to-nvvm='chip=sm_90a format=isa' | FileCheck %s --check-prefixes=GEMM,GEMM-SM90A
 //
@@ -24,12 +27,15 @@
 // GEMM-SM90A-SAME: .target sm_90a\0A
 // GEMM-SAME: .address_size 64\0A
 // GEMM-SAME: .visible .entry gemm_kernel(
-// GEMM-SAME: .maxntid 128, 1, 1
-// GEMM-DAG: {{ld.global.v4.b32|cp.async.cg.shared.global}}
+// GEMM-SM80-SAME: .maxntid 128, 1, 1
+// GEMM-SM90A-SAME: .maxntid 256, 1, 1
 // GEMM-DAG: bar.sync
-// GEMM-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
-// GEMM-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
-// GEMM-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// GEMM-SM80-DAG: {{ld.global.v4.b32|cp.async.cg.shared.global}}
+// GEMM-SM80-DAG: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// GEMM-SM80-DAG: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// GEMM-SM80-DAG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// GEMM-SM90A-DAG: cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// GEMM-SM90A-DAG: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // GEMM: \09ret;\0A
 // GEMM-SAME: }\0A">]
 // GEMM-NOT: gpu.binary
