@@ -9,7 +9,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "TILE"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.tile_obj_root, "test")
 config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]

@@ -77,6 +77,20 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
                     int32_t opt_level, const char *format, char **binary,
                     int64_t *binary_size, char **ptx, int64_t *ptx_size,
                     char **metadata, char **error);
+
+/* The stages of the pipelines, in the order the passes reach them, comma
+ * separated: "tile,verified,lower-ops,lower-kernel,llvm" (owned by the
+ * library). */
+const char *tilePipelineStages(void);
+
+/* The textual pass pipeline ("builtin.module(...)", what tileRunPipeline
+ * takes) that lowers tile IR for `target` ("cpu", "sm_80" or "sm_90a") up to
+ * the end of `stage` (one of tilePipelineStages; "llvm" is the whole
+ * pipeline, for NVIDIA chips with the PTX text in the gpu.binary): the passes
+ * the compiler itself runs, printed from the same pass manager. Returns null
+ * with the message in *error for an unknown target or stage. */
+char *tilePipeline(const char *target, const char *stage, char **error);
+
 void tileFreeString(char *str);
 
 /* Makes `path` the CUDA toolkit of later compiles: a directory with

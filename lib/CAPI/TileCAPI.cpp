@@ -11,6 +11,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/JSON.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -367,6 +368,21 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
     *ptx_size = static_cast<int64_t>(ptxBlob.size());
   }
   return 0;
+}
+
+const char *tilePipelineStages(void) {
+  static const std::string stages = llvm::join(getTilePipelineStages(), ",");
+  return stages.c_str();
+}
+
+char *tilePipeline(const char *target, const char *stage, char **error) {
+  llvm::Expected<std::string> text =
+      getTilePipelineText(target ? target : "", stage ? stage : "");
+  if (!text) {
+    setError(error, "error: " + llvm::toString(text.takeError()) + "\n");
+    return nullptr;
+  }
+  return copyString(*text);
 }
 
 void tileFreeString(char *str) { std::free(str); }

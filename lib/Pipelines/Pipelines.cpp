@@ -9,9 +9,12 @@
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Utils.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 
 #include <mutex>
@@ -19,17 +22,38 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
+ArrayRef<StringRef> mlir::tile::getTilePipelineStages() {
+  static const StringRef stages[] = {"tile", "verified", "lower-ops",
+                                     "lower-kernel", "llvm"};
+  return stages;
+}
+
+/// Notes in `stages` (where asked for) that `stage` ends after the passes
+/// `pm` holds now.
+static void endStage(TilePipelineStageEnds *stages, StringRef stage,
+                     const OpPassManager &pm) {
+  assert(llvm::is_contained(getTilePipelineStages(), stage) &&
+         "a stage of getTilePipelineStages");
+  if (stages)
+    stages->emplace_back(stage, pm.size());
+}
+
+void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
+                                        TilePipelineStageEnds *stages) {
+  endStage(stages, "tile", pm);
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
+  endStage(stages, "verified", pm);
   pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{"cpu"}));
+  endStage(stages, "lower-ops", pm);
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{"cpu"}));
   pm.addPass(createTileEmulateFp4());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  endStage(stages, "lower-kernel", pm);
   pm.addPass(createLoopInvariantCodeMotionPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -45,13 +69,17 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm) {
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
+  endStage(stages, "llvm", pm);
 }
 
 void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
-                                               StringRef chip) {
+                                               StringRef chip,
+                                               TilePipelineStageEnds *stages) {
   std::string target = chip.str();
+  endStage(stages, "tile", pm);
   pm.addPass(createTileVerifyTarget(TileVerifyTargetOptions{target}));
   pm.addPass(createCanonicalizerPass());
+  endStage(stages, "verified", pm);
   pm.addPass(createTileInsertBarriers());
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
@@ -62,10 +90,12 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileSoftwarePipeline(TileSoftwarePipelineOptions{target}));
   pm.addPass(createTilePlanScratch(TilePlanScratchOptions{target}));
   pm.addPass(createTileLowerOps(TileLowerOpsOptions{target}));
+  endStage(stages, "lower-ops", pm);
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createTileEmulateFp4());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  endStage(stages, "lower-kernel", pm);
   // The lowering brackets every shared-memory writer with barriers; drop
   // those no conflicting access needs.
   pm.addNestedPass<func::FuncOp>(createGpuEliminateBarriers());
@@ -147,9 +177,48 @@ void mlir::tile::buildGPUKernelsToNVVMPipeline(
 }
 
 void mlir::tile::buildTileToNVVMPipeline(
-    OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
-  buildTileToGPUKernelsPipeline(pm, options.chip);
+    OpPassManager &pm, const TileToNVVMPipelineOptions &options,
+    TilePipelineStageEnds *stages) {
+  buildTileToGPUKernelsPipeline(pm, options.chip, stages);
   buildGPUKernelsToNVVMPipeline(pm, options);
+  endStage(stages, "llvm", pm);
+}
+
+llvm::Expected<std::string>
+mlir::tile::getTilePipelineText(StringRef target, StringRef stage) {
+  if (!llvm::is_contained(getTilePipelineStages(), stage))
+    return llvm::createStringError(
+        "unknown stage '" + stage + "'; expected one of " +
+        llvm::join(getTilePipelineStages(), ", "));
+  std::unique_ptr<TargetInfo> info = TargetInfo::get(target);
+  if (!info)
+    return llvm::createStringError("unknown target '" + target +
+                                   "'; expected one of " +
+                                   TargetInfo::knownTargets());
+  OpPassManager pm(ModuleOp::getOperationName());
+  TilePipelineStageEnds ends;
+  if (!info->isGPU()) {
+    buildTileToCPUPipeline(pm, &ends);
+  } else if (target.starts_with("sm_")) {
+    TileToNVVMPipelineOptions options;
+    options.chip = target.str();
+    options.format = "isa";
+    buildTileToNVVMPipeline(pm, options, &ends);
+  } else {
+    return llvm::createStringError("no pipeline lowers tile IR for '" +
+                                   target + "' yet");
+  }
+  const auto *end = llvm::find_if(
+      ends, [&](const auto &entry) { return entry.first == stage; });
+  assert(end != ends.end() && "every builder ends every stage");
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << ModuleOp::getOperationName() << "(";
+  llvm::interleave(
+      llvm::make_range(pm.begin(), std::next(pm.begin(), end->second)), os,
+      [&](Pass &pass) { pass.printAsTextualPipeline(os); }, ",");
+  os << ")";
+  return text;
 }
 
 void mlir::tile::registerTilePipelines() {
@@ -157,10 +226,12 @@ void mlir::tile::registerTilePipelines() {
       "tile-to-nvvm",
       "Lower tile IR for NVIDIA GPUs: kernels outlined to gpu.func, lowered "
       "to NVVM and serialized to PTX or cubin (gpu.binary)",
-      buildTileToNVVMPipeline);
+      [](OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
+        buildTileToNVVMPipeline(pm, options);
+      });
   PassPipelineRegistration<>(
       "tile-to-cpu",
       "Lower tile IR to the LLVM dialect for the host CPU (OpenMP over "
       "blocks, vectorized tiles)",
-      buildTileToCPUPipeline);
+      [](OpPassManager &pm) { buildTileToCPUPipeline(pm); });
 }

@@ -8,6 +8,8 @@ import pytest
 
 import tilemlir
 import tilemlir.language as T
+from tilemlir import _compiler
+from tilemlir.errors import TileCompileError
 
 jit_mod = importlib.import_module("tilemlir.jit")
 THIS_FILE = inspect.getsourcefile(lambda: None)
@@ -55,6 +57,8 @@ def tile_ops(text):
 def test_stage_names():
     assert list(tilemlir.jit.IR_STAGES) == list(jit_mod.IR_STAGES)
     assert list(jit_mod.IR_STAGES) == ["tile", "verified", "lower-ops", "lower-kernel", "llvm"]
+    # The stages the C++ pipelines end.
+    assert _compiler.pipeline_stages() == jit_mod.IR_STAGES
 
 
 def test_unknown_stage(kernel):
@@ -88,10 +92,7 @@ def test_lower_ops_stage(kernel):
     assert "vector." in text or "memref.load" in text
 
 
-def test_cuda_lower_ops_stage():
-    """For CUDA targets the stage runs the GPU middle end before the op
-    patterns: buffers placed, the pipelined loop multi-buffered with
-    cp.async (sm_80), every tile op but the kernel lowered."""
+def gemm_128_func():
     M = N = K = 128
     bm, bn, bk = 64, 64, 32
 
@@ -109,7 +110,107 @@ def test_cuda_lower_ops_stage():
                 T.gemm(A_s, B_s, C_l)
             T.copy(C_l, C[by * bm, bx * bn])
 
-    cuda = tilemlir.compile(gemm, out_idx=[-1], target="cuda -arch=sm_80")
+    return gemm
+
+
+_TARGETS = {"cpu": "cpu", "sm_80": "cuda -arch=sm_80", "sm_90a": "cuda -arch=sm_90a"}
+
+
+@pytest.fixture(scope="module", params=sorted(_TARGETS))
+def gemm_128(request):
+    """(chip, kernel) of gemm_128_func for each target."""
+    return request.param, tilemlir.compile(gemm_128_func(), out_idx=[-1],
+                                           target=_TARGETS[request.param])
+
+
+def pass_names(pipeline):
+    """The top-level passes of a textual pipeline, without their options."""
+    assert pipeline.startswith("builtin.module(") and pipeline.endswith(")"), pipeline
+    inner = pipeline[len("builtin.module("):-1]
+    names, depth, start = [], 0, 0
+    for i, ch in enumerate(inner + "," if inner else ""):
+        depth += (ch in "{(") - (ch in "})")
+        if ch == "," and depth == 0:
+            names.append(re.match(r"[\w.-]+", inner[start:i]).group())
+            start = i + 1
+    return names
+
+
+@pytest.mark.parametrize("chip", sorted(_TARGETS))
+def test_stage_pipelines(chip):
+    """Each stage's passes are the compiler's pipeline cut at the stage: every
+    stage extends the one before, and the target's passes are there."""
+    stages = [pass_names(_compiler.pipeline(chip, s)) for s in jit_mod.IR_STAGES]
+    assert stages[0] == []
+    for before, after in zip(stages, stages[1:]):
+        assert after[:len(before)] == before and len(after) > len(before)
+    tile, verified, lower_ops, lower_kernel, llvm = stages
+    assert verified == ["tile-verify-target", "canonicalize"]
+    assert lower_ops[-1] == "tile-lower-ops"
+    for name in ("tile-insert-barriers", "tile-guard-memory-access", "tile-apply-tensor-layouts"):
+        assert name in lower_ops, name
+    gpu_middle_end = ["tile-select-mma", "tile-infer-layouts", "tile-plan-shared",
+                      "tile-place-buffers", "tile-software-pipeline", "tile-plan-scratch"]
+    if chip == "cpu":
+        assert not set(gpu_middle_end) & set(llvm)
+    else:
+        assert [n for n in lower_ops if n in gpu_middle_end] == gpu_middle_end
+        assert "tile-gpu-module-to-binary" in llvm
+    assert lower_kernel[len(lower_ops):] == ["tile-lower-kernel", "tile-emulate-fp4",
+                                             "canonicalize", "cse"]
+    text = _compiler.pipeline(chip, "lower-ops")
+    assert f"tile-lower-ops{{target={chip}}}" in text
+    assert f"tile-verify-target{{target={chip}}}" in text
+
+
+def test_llvm_stage_is_the_registered_pipeline(gemm_128):
+    """The whole pipeline, printed and parsed back, lowers as tile-to-cpu /
+    tile-to-nvvm{format=isa} do (the serializer's wall time aside)."""
+    chip, kernel = gemm_128
+    registered = "tile-to-cpu" if chip == "cpu" else f"tile-to-nvvm{{chip={chip} format=isa}}"
+
+    def lowered(pipeline):
+        text = _compiler.run_pipeline(kernel.ir, pipeline)
+        return re.sub(r"LLVMIRToISATimeInMs = \d+", "", text)
+
+    assert lowered(_compiler.pipeline(chip, "llvm")) == lowered(f"builtin.module({registered})")
+
+
+def test_pipeline_errors():
+    with pytest.raises(TileCompileError, match="unknown stage 'ptx'; expected one of tile, "
+                                               "verified, lower-ops, lower-kernel, llvm"):
+        _compiler.pipeline("cpu", "ptx")
+    with pytest.raises(TileCompileError, match="unknown target 'sm_70'"):
+        _compiler.pipeline("sm_70", "llvm")
+    with pytest.raises(TileCompileError, match="no pipeline lowers tile IR for 'gfx942' yet"):
+        _compiler.pipeline("gfx942", "verified")
+
+
+def test_every_stage_of_every_target(gemm_128):
+    """Each stage gives IR of its own, and what it lowered is gone."""
+    chip, kernel = gemm_128
+    texts = {s: kernel.get_ir(s) for s in jit_mod.IR_STAGES}
+    assert len(set(texts.values())) == len(texts), "a stage returned the IR of another"
+    assert "tile.gemm" in texts["tile"] and "tile.gemm" in texts["verified"]
+    lowered = ("tile.gemm", "tile.copy", "tile.clear", "tile.pipelined", "tile.alloc_shared",
+               "tile.alloc_fragment")
+    assert "tile.kernel" in texts["lower-ops"]
+    assert not [op for op in lowered if op in texts["lower-ops"]]
+    assert "tile.kernel" not in texts["lower-kernel"]
+    if chip == "cpu":
+        assert "llvm.func @gemm" in texts["llvm"] and "func.func" not in texts["llvm"]
+    else:
+        assert "gpu.launch" in texts["lower-kernel"]
+        assert "gpu.binary" in texts["llvm"]
+        assert "Generated by LLVM NVPTX Back-End" in texts["llvm"]
+        assert f".target {chip}" in texts["llvm"]
+
+
+def test_cuda_lower_ops_stage():
+    """For CUDA targets the stage runs the GPU middle end before the op
+    patterns: buffers placed, the pipelined loop multi-buffered with
+    cp.async (sm_80), every tile op but the kernel lowered."""
+    cuda = tilemlir.compile(gemm_128_func(), out_idx=[-1], target="cuda -arch=sm_80")
     text = cuda.get_ir("lower-ops")
     assert tile_ops(text) == {"tile.kernel", "tile.shared_bytes"}
     assert "nvgpu.device_async_copy" in text

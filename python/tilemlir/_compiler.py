@@ -74,6 +74,10 @@ def lib():
                                       ctypes.POINTER(ctypes.c_int64),
                                       ctypes.POINTER(ctypes.c_void_p),
                                       ctypes.POINTER(ctypes.c_void_p)]
+        l.tilePipelineStages.restype = ctypes.c_char_p
+        l.tilePipeline.restype = ctypes.c_void_p
+        l.tilePipeline.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
+                                   ctypes.POINTER(ctypes.c_void_p)]
         l.tileFreeString.argtypes = [ctypes.c_void_p]
         l.tileSetCudaToolkit.argtypes = [ctypes.c_char_p]
         _lib = l
@@ -120,6 +124,28 @@ def run_pipeline(ir, pipeline=""):
     pipeline = _module_pipeline(pipeline)
     err = ctypes.c_void_p()
     out = lib().tileRunPipeline(ir.encode(), pipeline.encode(), ctypes.byref(err))
+    if not out:
+        raise from_diagnostics(_take(err.value))
+    return _take(out)
+
+
+def pipeline_stages():
+    """The stages where the compiler's pipelines can stop, in pass order
+    (getTilePipelineStages of lib/Pipelines/Pipelines.cpp)."""
+    return tuple(lib().tilePipelineStages().decode().split(","))
+
+
+def pipeline(target, stage):
+    """The textual pass pipeline ("builtin.module(...)") that lowers tile IR
+    for `target` ("cpu", "sm_80", "sm_90a") up to the end of `stage` (one of
+    pipeline_stages()): printed by the C++ pipeline builders that compiles
+    run, so it is their list of passes. The NVIDIA pipelines end in PTX text
+    (format=isa)."""
+    l = lib()
+    if target.startswith("sm_"):
+        cuda_toolkit()  # the serializer's toolkit is one of its options
+    err = ctypes.c_void_p()
+    out = l.tilePipeline(target.encode(), stage.encode(), ctypes.byref(err))
     if not out:
         raise from_diagnostics(_take(err.value))
     return _take(out)

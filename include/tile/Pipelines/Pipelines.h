@@ -7,13 +7,27 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+#include "llvm/Support/Error.h"
 
 namespace mlir::tile {
+
+/// The named points of the pipelines below where their IR can be looked at
+/// (JITKernel.get_ir(stage) of the Python front end), in the order the
+/// passes reach them: "tile" (no pass yet), "verified" (the target's checks
+/// and a canonicalization), "lower-ops" (every tile op but the kernel
+/// lowered), "lower-kernel" (the kernels lowered, canonicalized),
+/// "llvm" (the whole pipeline).
+ArrayRef<StringRef> getTilePipelineStages();
+
+/// Filled by the pipeline builders: how many top-level passes the pipeline
+/// has where each stage ends.
+using TilePipelineStageEnds = SmallVector<std::pair<StringRef, size_t>>;
 
 /// tile IR -> LLVM dialect for the host CPU.
 /// The blocks of each kernel are spread over the cores with OpenMP
 /// (OMP_NUM_THREADS=1 runs them one after another).
-void buildTileToCPUPipeline(OpPassManager &pm);
+void buildTileToCPUPipeline(OpPassManager &pm,
+                            TilePipelineStageEnds *stages = nullptr);
 
 struct TileToNVVMPipelineOptions
     : public PassPipelineOptions<TileToNVVMPipelineOptions> {
@@ -41,7 +55,8 @@ struct TileToNVVMPipelineOptions
 
 /// tile IR -> gpu.launch_func of outlined gpu.func kernels whose only
 /// captures are the function's arguments (first half of tile-to-nvvm).
-void buildTileToGPUKernelsPipeline(OpPassManager &pm, StringRef chip);
+void buildTileToGPUKernelsPipeline(OpPassManager &pm, StringRef chip,
+                                   TilePipelineStageEnds *stages = nullptr);
 
 /// Outlined kernels -> NVVM -> PTX / cubin in gpu.binary ops (second half).
 void buildGPUKernelsToNVVMPipeline(OpPassManager &pm,
@@ -49,7 +64,16 @@ void buildGPUKernelsToNVVMPipeline(OpPassManager &pm,
 
 /// tile IR -> NVVM, serialized to PTX or cubin.
 void buildTileToNVVMPipeline(OpPassManager &pm,
-                             const TileToNVVMPipelineOptions &options);
+                             const TileToNVVMPipelineOptions &options,
+                             TilePipelineStageEnds *stages = nullptr);
+
+/// The textual pass pipeline ("builtin.module(...)", as --pass-pipeline
+/// takes it) of the passes that lower tile IR for `target` up to the end of
+/// `stage` (one of getTilePipelineStages()): tile-to-cpu for "cpu",
+/// tile-to-nvvm with format=isa (PTX text in the gpu.binary) for sm_80 and
+/// sm_90a. Printed from the pass managers the builders above fill.
+llvm::Expected<std::string> getTilePipelineText(StringRef target,
+                                                StringRef stage);
 
 /// Registers the named pipelines (tile-to-cpu, tile-to-nvvm).
 void registerTilePipelines();

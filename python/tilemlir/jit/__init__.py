@@ -24,17 +24,10 @@ def _compiler():
     return bridge
 
 
-# Stages of get_ir(stage): the pass pipeline that produces each.
-IR_STAGES = {
-    "tile": "",
-    "verified": "builtin.module(tile-verify-target{target=cpu},canonicalize)",
-    "lower-ops": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                 "tile-apply-tensor-layouts,tile-lower-ops{target=cpu})",
-    "lower-kernel": "builtin.module(tile-verify-target{target=cpu},canonicalize,"
-                    "tile-apply-tensor-layouts,tile-lower-ops{target=cpu},"
-                    "tile-lower-kernel{target=cpu},canonicalize,cse)",
-    "llvm": "builtin.module(tile-to-cpu)",
-}
+# The stages of get_ir(stage), in pass order: where the C++ pipelines stop
+# (getTilePipelineStages in lib/Pipelines/Pipelines.cpp, which also says
+# which passes each stage runs; test_ir checks that the names agree).
+IR_STAGES = ("tile", "verified", "lower-ops", "lower-kernel", "llvm")
 
 
 @functools.lru_cache(maxsize=None)
@@ -273,21 +266,14 @@ class JITKernel:
         return (self.bundle_dir / name).read_text()
 
     def get_ir(self, stage="tile"):
-        """The IR after a stage: one of IR_STAGES (for CUDA targets the
-        stages run the sm_80 / sm_90a lowering instead of the CPU's)."""
+        """The IR after a stage of the kernel's pipeline, one of IR_STAGES:
+        "tile" as translated, "llvm" after the whole pipeline (for CUDA
+        targets with the PTX text in the gpu.binary); the passes are those
+        of the compiler's own pipeline for the target, up to the stage."""
         if stage not in IR_STAGES:
             raise ValueError(f"unknown stage {stage!r}; expected one of {', '.join(IR_STAGES)}")
-        pipeline = IR_STAGES[stage]
-        if self.target != "cpu":
-            chip = self.target.split(":")[1]
-            gpu_passes = ["tile-select-mma", "tile-infer-layouts", "tile-plan-shared",
-                          "tile-place-buffers", "tile-software-pipeline", "tile-plan-scratch"]
-            pipeline = pipeline.replace("target=cpu", f"target={chip}").replace(
-                "tile-lower-ops{",
-                "".join(f"{name}{{target={chip}}}," for name in gpu_passes) + "tile-lower-ops{")
-            if stage == "llvm":
-                pipeline = f"builtin.module(tile-to-nvvm{{chip={chip} format=isa}})"
-        return _compiler().run_pipeline(self.ir, pipeline)
+        chip = "cpu" if self.target == "cpu" else self.target.split(":")[1]
+        return _compiler().run_pipeline(self.ir, _compiler().pipeline(chip, stage))
 
     def get_profiler(self, tensor_supply_type=None):
         from ..profiler import Profiler
