@@ -57,6 +57,12 @@ constexpr llvm::StringLiteral kLoopAnnotationAttr = "loop_annotation";
 /// tile-infer-layouts, or do not apply to the target).
 void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns);
 
+/// tile.make_tensor becomes its memref's descriptor (the address as both
+/// pointers, offset 0, the sizes and their row-major strides), built with
+/// LLVM ops and cast to the memref type; the LLVM conversions that lower
+/// the memref's users meet that cast with their own and fold both away.
+void populateMakeTensorPatterns(RewritePatternSet &patterns);
+
 /// The memref.atomic_rmw kind of a tile.atomic_add / _max / _min on
 /// elements of type `elt`.
 arith::AtomicRMWKind getAtomicRMWKind(Operation *atomicOp, Type elt);

@@ -14,6 +14,7 @@ import inspect
 from .. import language as T
 from ..errors import TileCompileError
 from . import dtypes
+from .atomic_ops import AtomicOpsMixin
 from .barrier_ops import BarrierOpsMixin
 from .buffer_ops import BufferOpsMixin
 from .expressions import ExpressionsMixin
@@ -27,8 +28,8 @@ from .tile_ops import TileOpsMixin
 from .vector_ops import VectorOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin, ScalarOpsMixin,
-                 ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, AtomicOpsMixin, BufferOpsMixin,
+                 ScalarOpsMixin, ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""

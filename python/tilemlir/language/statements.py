@@ -80,7 +80,9 @@ class StatementsMixin:
             if var is not None and not isinstance(value, Buffer):
                 self.store(Access(var, [0], node), value, node)  # x = ... of a T.alloc_var
                 return
-            if isinstance(value, Access):
+            # `x = A[i, j]` reads the element; `r = A[0:2]` names the region
+            # (TileLang's let-bound buffer region), for a later T.* call.
+            if isinstance(value, Access) and value.is_element:
                 value = self.load(value, node)
             self.bind(target.id, value, node)
         elif isinstance(target, (ast.Tuple, ast.List)):

@@ -474,6 +474,31 @@ def Tile_ViewOp : Tile_Op<"view", [
   let hasVerifier = 1;
 }
 
+def Tile_MakeTensorOp : Tile_Op<"make_tensor", [Tile_InKernel, Pure]> {
+  let summary = "A global tensor at a device address";
+  let description = [{
+    The row-major global tensor of the result's shape and element type whose
+    first element is at the byte `address` (an `i64`: a pointer argument, or
+    one loaded from a table of pointers in memory). `sizes` gives the
+    result's dynamic dimensions, in order. TileLang's
+    `T.make_tensor(ptr, shape, dtype)` of a `T.ptr`.
+
+    The tensor is memory like a tensor argument's: element accesses that can
+    leave it are guarded by its sizes. Nothing checks that the address holds
+    such a tensor. `tile-lower-ops` builds the memref's descriptor from the
+    address and the sizes.
+
+    ```mlir
+    %a = tile.make_tensor %p(%m, %k) : memref<?x?xf16>
+    %t = tile.make_tensor %q : memref<256xf32>
+    ```
+  }];
+  let arguments = (ins I64:$address, Variadic<Index>:$sizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$address (`(` $sizes^ `)`)? attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Tile_ScanOp : Tile_Op<"scan", [Tile_InKernel, AttrSizedOperandSegments]> {
   let summary = "Inclusive scan (prefix sum or running maximum) along one dimension";
   let description = [{
