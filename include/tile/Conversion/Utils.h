@@ -39,9 +39,10 @@ void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
 /// The identity of a tile.reduce kind for element type `elt`.
 Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt);
 
-/// acc `kind` x (abssum / absmax expect |x|).
+/// acc `kind` x (abssum / absmax expect |x|). Float max / min give NaN
+/// when either side is NaN with `propagateNan`, else the other side.
 Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                    Value x);
+                    Value x, bool propagateNan = true);
 
 /// x, or |x| for the abs kinds.
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);

@@ -145,6 +145,16 @@ def _params_meta(func, written):
     return meta
 
 
+def _address(a):
+    """The argument of a T.ptr parameter: a torch tensor's or a numpy
+    array's data address, or the integer address given."""
+    if hasattr(a, "data_ptr"):
+        return int(a.data_ptr())
+    if hasattr(a, "ctypes") and hasattr(a, "__array_interface__"):
+        return int(a.ctypes.data)
+    return a
+
+
 class JITKernel:
     """A compiled kernel. `kernel(*inputs)` checks the inputs, allocates the
     outputs named by out_idx, runs, and returns the outputs."""
@@ -185,6 +195,10 @@ class JITKernel:
                          for i in self.out_idx]
         self._workspaces = [[None, p, tuple(p["shape"]), None] for p in self.params[n:]]
         self._template = [None] * n
+        # T.ptr parameters: a tensor given for one passes its address.
+        self._address_slots = tuple(i for i in self._input_slots
+                                    if self.params[i]["kind"] == "scalar" and
+                                    self.params[i]["dtype"] == "ptr")
 
     @property
     def input_params(self):
@@ -197,6 +211,8 @@ class JITKernel:
         args = self._template.copy()
         for i, a in zip(self._input_slots, inputs):
             args[i] = a
+        for i in self._address_slots:
+            args[i] = _address(args[i])
         if not self._outputs and not self._workspaces:
             self.runtime(*args)
             return None

@@ -17,6 +17,7 @@ from . import dtypes
 from .atomic_ops import AtomicOpsMixin
 from .barrier_ops import BarrierOpsMixin
 from .buffer_ops import BufferOpsMixin
+from .copy_forms import CopyFormsMixin
 from .expressions import ExpressionsMixin
 from .frame import Frame, Scope
 from .ir import Access, Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_literal, int_literal
@@ -28,8 +29,8 @@ from .tile_ops import TileOpsMixin
 from .vector_ops import VectorOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, AtomicOpsMixin, BufferOpsMixin,
-                 ScalarOpsMixin, ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin, AtomicOpsMixin,
+                 BufferOpsMixin, ScalarOpsMixin, ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""
@@ -48,6 +49,9 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, AtomicOpsMixin
         self.macro_depth = 0
         self.written = set()  # names of the tensor parameters the kernel writes
         self.workspaces = []  # (Buffer, loc) of each T.alloc_global
+        # (op text, loc) of T.make_tensor calls made before T.Kernel: emitted
+        # at the start of the next kernel's body.
+        self.pending_tensors = []
 
     # ------------------------------------------------------------------ errors
 

@@ -198,6 +198,8 @@ class StatementsMixin:
             head += f" cluster({', '.join(str(c) for c in cl)})"
         self.b.open(head)
         self.push("kernel")
+        for text, loc in self.pending_tensors:
+            self.b.emit(text, loc)
         values = [Value(s, "index") for s in ssas]
         self.kernel = (values, [int(e) if e.isdigit() else Value(e, "index") for e in extents])
         var = item.optional_vars

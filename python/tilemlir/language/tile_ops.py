@@ -155,10 +155,35 @@ class TileOpsMixin:
                 parts.append(self.convert(self.value(o, node, "index"), "index", node).ssa)
         return "[" + ", ".join(parts) + "]"
 
+    # T.copy's prefer_instruction (also given as annotations=): "tma" and
+    # "auto" leave the choice to the compiler (TMA where it can), the others
+    # ask for copies by the threads.
+    _COPY_INSTRUCTIONS = ("auto", "tma", "sync", "simt", "cp_async", "async")
+
     def call_copy(self, node):
         a = self._args(node, ["src", "dst"], {"coalesced_width": None, "disable_tma": False,
-                                              "eviction_policy": None, "pad_value": None})
+                                              "eviction_policy": None, "pad_value": None,
+                                              "annotations": None, "loop_layout": None,
+                                              "prefer_instruction": None})
+        prefer = self._copy_annotations(a, node)
+        if prefer not in (None, "auto", "tma"):
+            a["disable_tma"] = True
         self._copy(a, node)
+
+    def _copy_annotations(self, a, node):
+        """The prefer_instruction of a T.copy / T.async_copy, given as an
+        argument or in annotations= (whose other keys, hints to TileLang's
+        own passes, change nothing here)."""
+        ann = a["annotations"]
+        if ann is not None and not isinstance(ann, dict):
+            raise self.error(f"annotations must be a dict, got {ann!r}", node)
+        prefer = a.get("prefer_instruction")
+        if prefer is None and ann:
+            prefer = ann.get("prefer_instruction")
+        if prefer is not None and prefer not in self._COPY_INSTRUCTIONS:
+            raise self.error(f"unknown prefer_instruction {prefer!r} (expected one of "
+                             f"{', '.join(map(repr, self._COPY_INSTRUCTIONS))})", node)
+        return prefer
 
     def _copy(self, a, node):
         """A T.copy of the bound arguments `a` (src, dst, pad_value,
@@ -293,7 +318,8 @@ class TileOpsMixin:
         self.b.emit(f"tile.fill {buf.ssa}, {v.ssa} : {buf.memref_type()}, {v.type}", self.loc(node))
 
     def _reduce(self, node, kind):
-        a = self._args(node, ["buffer", "out", "dim", "clear"], {"dim": -1, "clear": True})
+        a = self._args(node, ["buffer", "out", "dim", "clear"],
+                       {"dim": -1, "clear": True, "nan_propagate": False})
         src = self._buffer_arg(a["buffer"], node, "the reduced buffer")
         dst = self._buffer_arg(a["out"], node, "the output buffer")
         self._writes(dst)
@@ -303,7 +329,15 @@ class TileOpsMixin:
                              node)
         dim %= src.ndim
         self._flag(a["clear"], "clear", node)
-        clear = "" if a["clear"] else " {clear = false}"
+        # nan_propagate (max / min / absmax): any NaN makes the result NaN;
+        # without it NaNs are skipped, as in TileLang.
+        attrs = [] if a["clear"] else ["clear = false"]
+        if self._flag(a["nan_propagate"], "nan_propagate", node):
+            if kind not in ("max", "min", "absmax"):
+                raise self.error(f"nan_propagate applies to T.reduce_max / min / absmax, not "
+                                 f"T.reduce_{kind}", node)
+            attrs.append("nan_propagate")
+        clear = f" {{{', '.join(attrs)}}}" if attrs else ""
         if src.dtype != dst.dtype:
             src = self._widened_source(src, dst, node)
         self.b.emit(f"tile.reduce {kind} {src.ssa} into {dst.ssa} dim = {dim}{clear} : "

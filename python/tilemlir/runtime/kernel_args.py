@@ -84,6 +84,8 @@ _BY_NAME.update({
     "i16": _BY_NAME["int16"], "i32": _BY_NAME["int32"], "i64": _BY_NAME["int64"],
     "index": _BY_NAME["int64"], "i1": _BY_NAME["bool"], "boolean": _BY_NAME["bool"],
     "ui8": _BY_NAME["uint8"], "u8": _BY_NAME["uint8"],
+    # TileLang's T.ptr: an address, passed as a 64-bit integer.
+    "ptr": _BY_NAME["int64"],
 })
 _BY_CAI = {d.cai: d for d in _DTYPES if d.cai}
 _BY_TORCH = {d.torch: d for d in _DTYPES}

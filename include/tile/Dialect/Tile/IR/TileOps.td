@@ -351,8 +351,13 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
     target's current contents by the same kind (for `abssum` / `absmax`:
     sum / max). Source and target are fragment, shared or local buffers.
 
+    `max`, `min` and `absmax` of floats skip NaNs (a NaN loses to any
+    number, as CUDA's `fmaxf` / `__hmax` and TileLang's default have it);
+    with `nan_propagate` any NaN makes the result NaN (TileLang's
+    `nan_propagate=True`).
+
     ```mlir
-    tile.reduce max %s into %m dim = 1
+    tile.reduce max %s into %m dim = 1 {nan_propagate}
         : memref<64x64xf32, #tile.scope<fragment>> into
           memref<64xf32, #tile.scope<fragment>>
     ```
@@ -362,7 +367,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
     Arg<AnyStaticShapeMemRef, "source", [MemRead]>:$source,
     Arg<AnyStaticShapeMemRef, "target", [MemRead, MemWrite]>:$target,
     I64Attr:$dim,
-    DefaultValuedAttr<BoolAttr, "true">:$clear
+    DefaultValuedAttr<BoolAttr, "true">:$clear,
+    UnitAttr:$nan_propagate
   );
   let assemblyFormat = [{
     custom<ReduceKind>($kind) $source `into` $target `dim` `=` $dim attr-dict
