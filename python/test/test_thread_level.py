@@ -551,3 +551,61 @@ def test_alloc_global_needs_a_static_shape():
             A[0] = C[0]
 
     assert_error_at(main, "global-dyn", "positive compile-time integers")
+
+
+# ------------------------------------------------------------ warp indices
+
+@pytest.mark.parametrize("warp_size,per_group", [(None, None), (16, 2)])
+def test_lane_warp_and_group_indices(warp_size, per_group):
+    """T.get_lane_idx / get_warp_idx(_sync) / get_warp_group_idx with the
+    default warp (32 lanes, 4 warps a group) or given sizes, and
+    T.shuffle_elect: the first thread of each group of `extent`."""
+    n = 256
+
+    @T.prim_func
+    def k(L: T.Tensor((n,), "int32"), W: T.Tensor((n,), "int32"), S: T.Tensor((n,), "int32"),
+          G: T.Tensor((n,), "int32"), E: T.Tensor((n,), "int32"), Z: T.Tensor((n,), "int32")):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            L[tx] = T.get_lane_idx(warp_size)
+            W[tx] = T.get_warp_idx(warp_size)
+            S[tx] = T.get_warp_idx_sync(warp_size)
+            G[tx] = T.get_warp_group_idx(warp_size, per_group)
+            E[tx] = T.shuffle_elect(64)
+            Z[tx] = T.shuffle_elect(0)
+
+    outs = [np.full(n, -1, dtype=np.int32) for _ in range(6)]
+    tilemlir.compile(k, target="cpu")(*outs)
+    tx = np.arange(n)
+    ws, per = warp_size or 32, per_group or 4
+    for got, want in zip(outs, [tx % ws, tx // ws, tx // ws, tx // (ws * per),
+                                tx % 64 == 0, tx == 0]):
+        np.testing.assert_array_equal(got, want)
+    tilemlir.compile(k, target="cuda -arch=sm_90a")
+
+
+# ------------------------------------------------------------ grid extents
+
+def scalar_grid(block):
+    @T.prim_func
+    def k(A: T.Tensor((1024,), "float32"), max_len: T.int32, B: T.Tensor((1024,), "float32")):
+        with T.Kernel(T.ceildiv(max_len, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < max_len:
+                    B[bx * block + i] = A[bx * block + i] + 1
+
+    return k
+
+
+def test_grid_extent_from_an_integer_scalar(rng):
+    """A grid computed from an integer parameter (TileLang's varlen
+    attention: T.ceildiv(max_seqlen_q, block_M)): the CPU runs it, and the
+    CUDA launcher computes the grid from the argument."""
+    a = rng.standard_normal(1024).astype(np.float32)
+    b = np.zeros(1024, dtype=np.float32)
+    tilemlir.compile(scalar_grid(64), target="cpu")(a, 200, b)
+    np.testing.assert_array_equal(b[:200], a[:200] + 1)
+    assert not b[200:].any()
+    kernel = tilemlir.compile(scalar_grid(64), target="cuda -arch=sm_90a")
+    assert kernel.runtime.grid_dims({"max_len": 200}) == (4, 1, 1)
+    assert kernel.runtime.grid_dims({"max_len": 256}) == (4, 1, 1)

@@ -305,7 +305,8 @@ class ExpressionsMixin:
                     lin = lb.scale(la.constant()) if la.constant() is not None else la.scale(lb.constant())
         sym = None
         pyop = {"add": "+", "sub": "-", "mul": "*", "div": "//", "floordiv": "//"}.get(name)
-        if t == "index" and pyop and va.sym is not None and vb.sym is not None:
+        if (t == "index" or t in _INT_TYPES[1:]) and pyop and va.sym is not None and \
+                vb.sym is not None:
             sym = f"({va.sym} {pyop} {vb.sym})"
         return Value(ssa, t, lin, sym)
 

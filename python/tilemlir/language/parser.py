@@ -29,6 +29,10 @@ from .tile_ops import TileOpsMixin
 from .vector_ops import VectorOpsMixin
 
 
+# The integer types whose values keep `sym` (index values always do).
+_INT_SYMS = ("i8", "i16", "i32", "i64")
+
+
 class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin, AtomicOpsMixin,
                  BufferOpsMixin, ScalarOpsMixin, ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
@@ -121,7 +125,10 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
                 params.append(("tensor", name, ann, buf))
             elif isinstance(ann, (dtypes.DType, str)):
                 dt = self.dtype(ann, self.func_def)
-                params.append(("scalar", name, dt, Value(f"%{name}", dt.mlir if dt.mlir != "i64" else "i64")))
+                # An integer scalar is known to the launcher by its name: grid
+                # extents may be computed from it (T.ceildiv(max_len, 64)).
+                sym = name if dt.kind in ("int", "uint") and dt.name != "ptr" else None
+                params.append(("scalar", name, dt, Value(f"%{name}", dt.mlir, sym=sym)))
             else:
                 raise self.error(f"unsupported annotation {ann!r} of kernel parameter '{name}'")
         self.params = params
@@ -281,7 +288,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
         if type != "i1":
             text += f" : {type}"
         self.b.emit(f"{ssa} = {text}", self.loc(node))
-        return Value(ssa, type)
+        sym = str(int(v)) if type in _INT_SYMS else None
+        return Value(ssa, type, sym=sym)
 
     def _size(self, x, what, node, lo=1, hi=1 << 63):
         """`x` as a compile-time integer in [lo, hi) (a size, count or
@@ -344,7 +352,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
                 v = self.convert(v, "i64", node)
                 return self.convert(v, to, node)
             self.b.emit(f"{ssa} = arith.index_cast {v.ssa} : {frm} to {to}", loc)
-            return Value(ssa, to, v.lin)
+            return Value(ssa, to, v.lin, v.sym)
         if _is_float(frm) and _is_float(to):
             fw, tw = _float_bits(frm), _float_bits(to)
             if fw == tw:

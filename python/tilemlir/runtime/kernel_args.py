@@ -408,6 +408,11 @@ class BundleKernel:
             if p["kind"] == "tensor":
                 dyn.update(dynamic_names(p["shape"]))
         self.dynamic_dims = frozenset(dyn)
+        # Integer scalars that grid expressions may name, by parameter index.
+        self._grid_scalars = {i: p["name"] for i, (p, d) in enumerate(zip(self.params,
+                                                                          self._dtypes))
+                              if p["kind"] == "scalar" and d.kind in ("int", "uint")
+                              and p["name"] not in dyn}
         # What _collect checks, by parameter: (name, scalar?, dtype, shape,
         # the shape as a tuple where it is static, else None).
         self._checks = tuple(
@@ -420,7 +425,8 @@ class BundleKernel:
         grid = meta["grid"]
         if not 1 <= len(grid) <= 3:
             raise ValueError(f"{where}: grid must have 1 to 3 entries, got {grid!r}")
-        self._grid = [GridExpr(g, self.dynamic_dims) for g in grid]
+        self._grid = [GridExpr(g, self.dynamic_dims | set(self._grid_scalars.values()))
+                      for g in grid]
         block = [int(b) for b in meta["block"]]
         if not 1 <= len(block) <= 3 or any(b < 1 for b in block):
             raise ValueError(f"{where}: block must be 1 to 3 positive sizes, got {block!r}")
@@ -533,6 +539,9 @@ class BundleKernel:
             values.append(t)
         check_written(self.params, [_span(v) if isinstance(v, _Tensor) else None
                                     for v in values])
+        for i, name in self._grid_scalars.items():
+            if values[i] is not None:
+                dims[name] = int(values[i])
         return values, dims
 
     def check_args(self, args):
