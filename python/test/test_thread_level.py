@@ -609,3 +609,60 @@ def test_grid_extent_from_an_integer_scalar(rng):
     kernel = tilemlir.compile(scalar_grid(64), target="cuda -arch=sm_90a")
     assert kernel.runtime.grid_dims({"max_len": 200}) == (4, 1, 1)
     assert kernel.runtime.grid_dims({"max_len": 256}) == (4, 1, 1)
+
+
+# ------------------------------------------------------------ clusters
+
+def cluster_ranks():
+    @T.prim_func
+    def main(A: T.Tensor((128,), T.int32)):
+        with T.ClusterKernel(128, threads=64, cluster_dims=(4, 1, 1)) as bx:
+            T.cluster_arrive()
+            T.cluster_wait()
+            rank = T.block_rank_in_cluster()  # <cluster-rank>
+            if T.get_thread_binding() == 0:
+                A[bx] = rank
+            T.cluster_sync()
+
+    return main
+
+
+def test_cluster_kernel_sm90a():
+    """T.ClusterKernel launches clusters; the cluster barrier and the rank
+    become the sm_90a instructions."""
+    kernel = tilemlir.compile(cluster_ranks(), target="cuda -arch=sm_90a")
+    ptx = kernel.get_kernel_source()
+    assert ptx.count("barrier.cluster.arrive") == 2
+    assert ptx.count("barrier.cluster.wait") == 2
+    assert "%cluster_ctarank" in ptx
+
+
+def test_cluster_ops_elsewhere_are_located_errors():
+    assert_error_at(cluster_ranks(), "cluster-rank", "cpu target cannot run")
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(cluster_ranks(), target="cuda -arch=sm_80")
+    assert "clusters, which sm_80 does not have" in str(e.value)
+
+
+def test_cluster_kernel_runs_tile_code_on_the_cpu(rng):
+    """A GEMM-like tile program in clusters: the CPU runs its blocks."""
+    @T.prim_func
+    def k(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32")):
+        with T.ClusterKernel(2, 2, threads=128, cluster_dims=(2, 1, 1)) as (bx, by):
+            s = T.alloc_shared((32, 32), "float32")
+            T.copy(A[by * 32, bx * 32], s)
+            T.copy(s, B[by * 32, bx * 32])
+
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = np.zeros_like(a)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_cluster_kernel_needs_cluster_dims():
+    @T.prim_func
+    def k(A: T.Tensor((4,), "int32")):
+        with T.ClusterKernel(4, threads=32):  # <no-dims>
+            T.cluster_sync()
+
+    assert_error_at(k, "no-dims", "T.ClusterKernel needs cluster_dims=")

@@ -236,6 +236,13 @@ def _strided_tensor(*args, **kwargs):
 StridedTensor = Intrinsic("StridedTensor", _strided_tensor)
 # Kernel structure and loops.
 Kernel = Intrinsic("Kernel")
+# T.Kernel with cluster_dims= required (thread block clusters, sm_90a).
+ClusterKernel = Intrinsic("ClusterKernel")
+cluster_arrive = Intrinsic("cluster_arrive")
+cluster_arrive_relaxed = Intrinsic("cluster_arrive_relaxed")
+cluster_wait = Intrinsic("cluster_wait")
+cluster_sync = Intrinsic("cluster_sync")
+block_rank_in_cluster = Intrinsic("block_rank_in_cluster")
 Parallel = Intrinsic("Parallel")
 Pipelined = Intrinsic("Pipelined")
 Persistent = Intrinsic("Persistent")

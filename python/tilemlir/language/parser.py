@@ -17,6 +17,7 @@ from . import dtypes
 from .atomic_ops import AtomicOpsMixin
 from .barrier_ops import BarrierOpsMixin
 from .buffer_ops import BufferOpsMixin
+from .cluster_ops import ClusterOpsMixin
 from .copy_forms import CopyFormsMixin
 from .expressions import ExpressionsMixin
 from .frame import Frame, Scope
@@ -34,7 +35,8 @@ _INT_SYMS = ("i8", "i16", "i32", "i64")
 
 
 class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin, AtomicOpsMixin,
-                 BufferOpsMixin, ScalarOpsMixin, ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
+                 BufferOpsMixin, ScalarOpsMixin, ThreadOpsMixin, ClusterOpsMixin, VectorOpsMixin,
+                 BarrierOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""

@@ -146,7 +146,7 @@ class StatementsMixin:
         item = node.items[0]
         call = item.context_expr
         fn = self.expr(call.func) if isinstance(call, ast.Call) else None
-        if fn is not T.Kernel:
+        if fn is not T.Kernel and fn is not T.ClusterKernel:
             raise self.error("only `with T.Kernel(...) as ...:` is supported", node)
         if self.kernel is not None:
             raise self.error("T.Kernel cannot be nested", node)
@@ -154,6 +154,9 @@ class StatementsMixin:
         kwargs = {k.arg: self.expr(k.value) for k in call.keywords}
         threads = kwargs_threads = kwargs.pop("threads", 128)
         cluster = kwargs.pop("cluster_dims", kwargs.pop("cluster", None))
+        if fn is T.ClusterKernel and cluster is None:
+            raise self.error("T.ClusterKernel needs cluster_dims= (the blocks of a cluster, "
+                             "e.g. (2, 1, 1))", call)
         kwargs.pop("prelude", None)
         if kwargs:
             raise self.error(f"unknown T.Kernel argument(s): {', '.join(kwargs)}", call)
