@@ -169,3 +169,30 @@ def test_atomic_return_prev_ir():
     text = k.script()
     assert text.count("memref.atomic_rmw maxs") == 1
     assert "tile.atomic_max" not in text
+
+
+def test_atomic_add_lanes_ramp_indices():
+    """T.Ramp(i, 1, n) indexes the n elements from i (TVM's vector index)."""
+    @T.prim_func
+    def k(D: T.Tensor((4,), "float32"), V: T.Tensor((4,), "float32"),
+          P: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=1):
+            P[2:4] = T.atomic_addx2(D[T.Ramp(2, 1, 2)], V[T.Ramp(0, 1, 2)], return_prev=True)
+
+    d = np.array([1, 2, 3, 4], dtype=np.float32)
+    v = np.array([10, 20, 30, 40], dtype=np.float32)
+    p = np.zeros(4, dtype=np.float32)
+    tilemlir.compile(k, target="cpu")(d, v, p)
+    np.testing.assert_array_equal(p, [0, 0, 3, 4])
+    np.testing.assert_array_equal(d, [1, 2, 13, 24])
+
+
+def test_ramp_with_a_stride_is_an_error():
+    @T.prim_func
+    def k(D: T.Tensor((8,), "float32"), V: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=1):
+            T.atomic_addx2(D[T.Ramp(0, 2, 2)], V[0:2])  # <strided-ramp>
+
+    with pytest.raises(TileCompileError) as e:
+        k.script()
+    assert_located(e, "strided-ramp", "only consecutive elements", source=THIS_FILE)

@@ -259,6 +259,8 @@ async_copy = Intrinsic("async_copy")
 ptx_commit_group = Intrinsic("ptx_commit_group")
 ptx_wait_group = Intrinsic("ptx_wait_group")
 transpose = Intrinsic("transpose")
+# TVM's vector index: T.Ramp(base, 1, lanes) is the slice base:base + lanes.
+Ramp = Intrinsic("Ramp")
 clear = Intrinsic("clear")
 fill = Intrinsic("fill")
 annotate_layout = Intrinsic("annotate_layout")

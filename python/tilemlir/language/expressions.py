@@ -157,6 +157,9 @@ class ExpressionsMixin:
                     items.append(("slice", lo, hi))
                 else:
                     x = self.expr(it)
+                    if isinstance(x, tuple) and x[:1] == ("slice",):
+                        items.append(x)  # a T.Ramp of consecutive elements
+                        continue
                     # As in Python, A[idx] with idx = (i, j) is A[i, j].
                     items.extend(x if isinstance(x, tuple) and len(items_nodes) == 1 else [x])
             for i in items:
