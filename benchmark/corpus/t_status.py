@@ -16,8 +16,8 @@ PARTIAL = {
     "dynamic": "sizes a * n + b of one dimension in shapes (the runtime checks them); other "
                "arithmetic on dynamic dimensions is refused",
     "symbolic": "as T.dynamic",
-    "StridedTensor": "accepted in annotations; a kernel with explicit strides is refused "
-                     "with a located error",
+    "StridedTensor": "strides of ints or T.dynamic names (not T.const ones), not of 4-bit "
+                     "elements",
     "make_tensor": "row-major tensors at a T.ptr address (a parameter, or an element of a "
                    "T.Tensor(..., T.ptr) table); other strides are a located error",
     "ptr": "a 64-bit address: T.ptr parameters take a tensor or its data_ptr(), "

@@ -130,7 +130,7 @@ def resolve_target(target):
 def _params_meta(func, written):
     """The bundle's "params": name, kind, dtype, and for tensors the shape
     and whether the kernel writes it (`written`: the names it writes)."""
-    from ..language import TensorSpec, shape_entry
+    from ..language import TensorSpec, shape_entry, stride_entries
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
@@ -139,6 +139,8 @@ def _params_meta(func, written):
             shape = [shape_entry(d) for d in ann.shape]
             meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
                          "written": name in written})
+            if ann.strides is not None:
+                meta[-1]["strides"] = stride_entries(ann)
         else:
             from ..language.dtypes import as_dtype
             meta.append({"name": name, "kind": "scalar", "dtype": as_dtype(ann).name})

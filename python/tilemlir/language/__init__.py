@@ -46,11 +46,27 @@ class Intrinsic:
 class TensorSpec:
     """The annotation of a kernel parameter: T.Tensor((M, K), "float16")."""
 
-    def __init__(self, shape, dtype="float32"):
+    def __init__(self, shape, dtype="float32", strides=None):
         if isinstance(shape, (int, DynamicDim)):
             shape = (shape,)
         self.shape = tuple(shape)
         self.dtype = dtypes.storable(dtype)
+        # T.StridedTensor: the stride of each dimension in elements (ints or
+        # T.dynamic); None for a row-major tensor.
+        self.strides = None if strides is None else tuple(
+            (strides,) if isinstance(strides, (int, DynamicDim)) else strides)
+        if self.strides is not None:
+            if len(self.strides) != len(self.shape):
+                raise TypeError(f"T.StridedTensor has {len(self.shape)} dimensions but "
+                                f"{len(self.strides)} strides")
+            for s in self.strides:
+                if isinstance(s, bool) or not isinstance(s, (int, DynamicDim)) or \
+                        (isinstance(s, int) and s <= 0):
+                    raise TypeError("T.StridedTensor strides must be positive ints or "
+                                    f"T.dynamic(...), got {s!r}")
+            if self.dtype.packed:
+                raise TypeError("T.StridedTensor of 4-bit elements (packed two a byte) is not "
+                                "supported")
         size = (self.dtype.bits + 7) // 8
         for d in self.shape:
             if isinstance(d, bool) or not isinstance(d, (int, DynamicDim)):
@@ -65,6 +81,8 @@ class TensorSpec:
                             "than 64-bit sizes reach")
 
     def __repr__(self):
+        if self.strides is not None:
+            return f"T.StridedTensor({self.shape}, {self.strides}, {self.dtype})"
         return f"T.Tensor({self.shape}, {self.dtype})"
 
 
@@ -150,6 +168,14 @@ class DimExpr(DynamicDim):
         return self.var, self.mul, self.add
 
 
+def stride_entries(spec):
+    """The "strides" of a T.StridedTensor parameter as a bundle holds them
+    (ints and T.dynamic names), or None for a row-major tensor."""
+    if spec.strides is None:
+        return None
+    return [s if isinstance(s, int) else s.name for s in spec.strides]
+
+
 def shape_entry(d):
     """A tensor shape entry as a bundle's "params" hold it: an int, the name
     of a T.dynamic dimension, or {"var", "mul", "add"} for a DimExpr."""
@@ -226,14 +252,28 @@ const = Intrinsic("const")
 empty = Intrinsic("empty")
 
 
-def _strided_tensor(*args, **kwargs):
-    from ..errors import TileCompileError, caller_location
-    raise TileCompileError("error: T.StridedTensor (a tensor with explicit strides) is not "
-                           "supported yet; annotate a contiguous T.Tensor(shape, dtype)",
-                           *caller_location(1))
+class _StridedTensorAnnotation:
+    """T.StridedTensor: `T.StridedTensor(shape, strides, dtype)` or
+    `T.StridedTensor[shape, strides, dtype]`, a tensor parameter whose
+    dimensions are `strides` elements apart (a view such as a[:, :n])."""
+
+    def __call__(self, shape, strides, dtype="float32"):
+        try:
+            return TensorSpec(shape, dtype, strides)
+        except TypeError as e:
+            from ..errors import TileCompileError, caller_location
+            raise TileCompileError("error: " + str(e), *caller_location(1)) from None
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple) or len(key) not in (2, 3):
+            raise TypeError("T.StridedTensor[shape, strides, dtype]")
+        return self(*key)
+
+    def __repr__(self):
+        return "T.StridedTensor"
 
 
-StridedTensor = Intrinsic("StridedTensor", _strided_tensor)
+StridedTensor = _StridedTensorAnnotation()
 # Kernel structure and loops.
 Kernel = Intrinsic("Kernel")
 # T.Kernel with cluster_dims= required (thread block clusters, sm_90a).

@@ -30,6 +30,14 @@ from .tile_ops import TileOpsMixin
 from .vector_ops import VectorOpsMixin
 
 
+def _static_strides(spec):
+    """A tensor parameter's strides for its memref type (None entries
+    dynamic), or None for a row-major tensor."""
+    if spec.strides is None:
+        return None
+    return [s if isinstance(s, int) else None for s in spec.strides]
+
+
 # The integer types whose values keep `sym` (index values always do).
 _INT_SYMS = ("i8", "i16", "i32", "i64")
 
@@ -123,7 +131,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
                 self.check_packed_extent(ann.dtype, ann.shape, f"tensor parameter '{name}'",
                                          arg_node(name))
                 buf = Buffer(f"%{name}", [d if isinstance(d, int) else None for d in ann.shape],
-                             ann.dtype, "global", name)
+                             ann.dtype, "global", name, _static_strides(ann))
                 params.append(("tensor", name, ann, buf))
             elif isinstance(ann, (dtypes.DType, str)):
                 dt = self.dtype(ann, self.func_def)
@@ -217,8 +225,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
         return self._derived_dim(v, node) if isinstance(v, tuple) else v
 
     def _param_type(self, spec):
-        dims = "x".join("?" if isinstance(d, T.DynamicDim) else str(d) for d in spec.shape)
-        return f"memref<{dims}x{spec.dtype.mlir}>" if dims else f"memref<{spec.dtype.mlir}>"
+        return Buffer(None, [d if isinstance(d, int) else None for d in spec.shape], spec.dtype,
+                      "global", None, _static_strides(spec)).memref_type()
 
     # --------------------------------------------------------------- scoping
 

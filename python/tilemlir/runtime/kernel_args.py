@@ -14,7 +14,8 @@ import struct
 import sys
 import threading
 
-from . import PACKED_STORAGE, check_shape, check_written, dynamic_names, torch_read_only
+from . import (PACKED_STORAGE, check_shape, check_strides, check_written, dynamic_names,
+               span_elements, torch_read_only)
 
 # --- Data types -------------------------------------------------------------------------------
 
@@ -325,9 +326,7 @@ def _span(t):
     that torch itself would not let an in-place op write (a leaf that
     requires grad while grad mode is on, an inference tensor outside
     inference mode)."""
-    n = 1
-    for s in t.shape:
-        n *= s
+    n = span_elements(t.shape, None if t.contiguous else t.strides)
     obj = t.obj
     why = torch_read_only(obj)
     torch = sys.modules.get("torch")
@@ -418,7 +417,7 @@ class BundleKernel:
         self._checks = tuple(
             (p["name"], p["kind"] == "scalar", d, p.get("shape"),
              tuple(p["shape"]) if p["kind"] == "tensor" and
-             all(isinstance(x, int) for x in p["shape"]) else None)
+             all(isinstance(x, int) for x in p["shape"]) else None, p.get("strides"))
             for p, d in zip(self.params, self._dtypes))
         self._args = [self._compile_arg(i, a, where) for i, a in enumerate(meta["kernel_args"])]
 
@@ -510,7 +509,7 @@ class BundleKernel:
         dims = {}
         values = []
         device = None
-        for (name, scalar, d, shape, static), a in zip(self._checks, args):
+        for (name, scalar, d, shape, static, strides), a in zip(self._checks, args):
             if a is None:
                 values.append(None)
                 continue
@@ -528,7 +527,9 @@ class BundleKernel:
                 check_shape(name, shape, t.shape, dims, d.name)
             elif static is None or t.shape != static:
                 check_shape(name, shape, t.shape, dims)   # binds dynamic sizes, or says why not
-            if not t.contiguous:
+            if strides is not None:
+                check_strides(name, strides, t.shape, t.strides, dims)
+            elif not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")
             if t.device is not None:
                 if device is None:
