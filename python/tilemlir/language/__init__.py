@@ -257,17 +257,30 @@ class _StridedTensorAnnotation:
     `T.StridedTensor[shape, strides, dtype]`, a tensor parameter whose
     dimensions are `strides` elements apart (a view such as a[:, :n])."""
 
+    @staticmethod
+    def spec(shape, strides, dtype="float32"):
+        """The TensorSpec; a TypeError says what is wrong."""
+        return TensorSpec(shape, dtype, strides)
+
+    @staticmethod
+    def spec_of_key(key):
+        if not isinstance(key, tuple) or len(key) not in (2, 3):
+            raise TypeError("write T.StridedTensor[shape, strides, dtype]")
+        return TensorSpec(key[0], key[2] if len(key) == 3 else "float32", key[1])
+
     def __call__(self, shape, strides, dtype="float32"):
         try:
-            return TensorSpec(shape, dtype, strides)
+            return self.spec(shape, strides, dtype)
         except TypeError as e:
             from ..errors import TileCompileError, caller_location
             raise TileCompileError("error: " + str(e), *caller_location(1)) from None
 
     def __getitem__(self, key):
-        if not isinstance(key, tuple) or len(key) not in (2, 3):
-            raise TypeError("T.StridedTensor[shape, strides, dtype]")
-        return self(*key)
+        try:
+            return self.spec_of_key(key)
+        except TypeError as e:
+            from ..errors import TileCompileError, caller_location
+            raise TileCompileError("error: " + str(e), *caller_location(1)) from None
 
     def __repr__(self):
         return "T.StridedTensor"

@@ -173,6 +173,11 @@ class ExpressionsMixin:
         if isinstance(base, (Value, Access)):
             raise self.error("only buffers can be indexed", node)
         key = self.expr(sl)
+        if base is T.StridedTensor:
+            try:
+                return base.spec_of_key(key)
+            except TypeError as e:
+                raise self.error(str(e), node) from None
         try:
             return base[key]
         except Exception as e:  # noqa: BLE001
@@ -461,6 +466,11 @@ class ExpressionsMixin:
             return total
         if fn is builtins.abs and any(isinstance(a, kernel) for a in args):
             return self.unary_math("abs", args[0], node)
+        if fn is T.StridedTensor:
+            try:
+                return fn.spec(*args, **kwargs)
+            except TypeError as e:
+                raise self.error(str(e), node) from None
         if isinstance(fn, dtypes.DType):
             if len(args) != 1:
                 raise self.error(f"{fn!r}(x) takes one value", node)
