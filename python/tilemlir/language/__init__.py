@@ -189,6 +189,9 @@ def dynamic(name, dtype="int32"):
 
 
 symbolic = dynamic
+# TileLang's T.Var: what T.dynamic gives (isinstance(n, T.Var) tells a
+# dynamic dimension from a number).
+Var = DynamicDim
 
 
 class GemmWarpPolicy(enum.Enum):
