@@ -45,16 +45,7 @@ class CopyFormsMixin:
         a = self._args(node, ["src", "dst"], {"annotations": None})
         sides = []
         for role in ("src", "dst"):
-            x = a[role]
-            if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
-                raise self.error(f"T.transpose's {role} must be a buffer or a region of one, "
-                                 f"got {x!r}", node)
-            buf, offsets, sizes = self._region(x, node)
-            if offsets is None:
-                offsets, sizes = [0] * buf.ndim, list(buf.shape)
-            if buf.scope == "global":
-                raise self.error(f"T.transpose works on on-chip tiles; '{buf.name}' is a global "
-                                 "tensor (copy the tile to shared memory first)", node)
+            buf, offsets, sizes = self._onchip_region(a[role], "T.transpose", role, node)
             if len(sizes) < 2 or any(not isinstance(d, int) for d in sizes):
                 raise self.error(f"T.transpose needs a tile of at least two dimensions of "
                                  f"constant sizes; the {role} '{buf.name}' has "

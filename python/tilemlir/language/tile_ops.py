@@ -378,6 +378,20 @@ class TileOpsMixin:
     def call_reduce_absmax(self, node):
         self._reduce(node, "absmax")
 
+    def _onchip_region(self, x, what, role, node):
+        """(buffer, offsets, sizes) of the `role` argument of T.<what>, which
+        takes an on-chip buffer or a region of one (slices)."""
+        if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
+            raise self.error(f"{what}'s {role} must be a buffer or a region of one "
+                             f"(slices), got {x!r}", node)
+        buf, offsets, sizes = self._region(x, node)
+        if offsets is None:
+            offsets, sizes = [0] * buf.ndim, list(buf.shape)
+        if buf.scope == "global":
+            raise self.error(f"{what} of the global tensor '{buf.name}': it works on shared, "
+                             "fragment or local buffers (copy the tile in first)", node)
+        return buf, offsets, sizes
+
     def _scan(self, node, kind, what):
         """T.cumsum / T.cummax: an inclusive scan of a buffer or region
         along `dim`, into `dst` (in place without one)."""
@@ -385,21 +399,9 @@ class TileOpsMixin:
                        {"dst": None, "dim": 0, "reverse": False, "annotations": None})
         self._flag(a["reverse"], "reverse", node)
 
-        def side(x, role):
-            if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
-                raise self.error(f"{what}'s {role} must be a buffer or a region of one "
-                                 f"(slices), got {x!r}", node)
-            buf, offsets, sizes = self._region(x, node)
-            if offsets is None:
-                offsets, sizes = [0] * buf.ndim, list(buf.shape)
-            if buf.scope == "global":
-                raise self.error(f"{what} of the global tensor '{buf.name}': scans run on "
-                                 "shared, fragment or local buffers (copy the tile in first)",
-                                 node)
-            return buf, offsets, sizes
-
-        sbuf, soff, ssz = side(a["src"], "src")
-        dbuf, doff, dsz = side(a["src"] if a["dst"] is None else a["dst"], "dst")
+        sbuf, soff, ssz = self._onchip_region(a["src"], what, "src", node)
+        dbuf, doff, dsz = self._onchip_region(a["src"] if a["dst"] is None else a["dst"], what,
+                                              "dst", node)
         if ssz != dsz:
             raise self.error(f"{what} from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
                              f"into a {'x'.join(map(str, dsz))} region of '{dbuf.name}': dst "
