@@ -99,7 +99,7 @@ def test_make_tensor_needs_an_address():
 
     with pytest.raises(TileCompileError) as e:
         k.script()
-    assert_located(e, "not-an-address", "T.make_tensor needs an address")
+    assert_located(e, "not-an-address", "T.make_tensor needs an address", source=THIS_FILE)
 
 
 def test_make_tensor_rejects_other_strides():
@@ -111,7 +111,7 @@ def test_make_tensor_rejects_other_strides():
 
     with pytest.raises(TileCompileError) as e:
         k.script()
-    assert_located(e, "strides", "row-major")
+    assert_located(e, "strides", "row-major", source=THIS_FILE)
 
 
 def test_make_tensor_ir():

@@ -51,6 +51,8 @@ class TensorSpec:
             shape = (shape,)
         self.shape = tuple(shape)
         self.dtype = dtypes.storable(dtype)
+        if self.dtype == dtypes.ptr:
+            self.dtype = dtypes.int64  # a table of addresses: int64 on the host
         # T.StridedTensor: the stride of each dimension in elements (ints or
         # T.dynamic); None for a row-major tensor.
         self.strides = None if strides is None else tuple(

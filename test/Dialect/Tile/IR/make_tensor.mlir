@@ -11,7 +11,7 @@ func.func @from_argument(%p: i64, %m: index, %k: index) {
     %a = tile.make_tensor %p(%m, %k) : memref<?x?xf16>
     %s = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
     // CHECK: tile.copy %[[A]]
-    tile.copy %a to %s : memref<?x?xf16> to memref<64x32xf16, #tile.scope<shared>>
+    tile.copy %a[0, 0] [64, 32] to %s[0, 0] [64, 32] : memref<?x?xf16> to memref<64x32xf16, #tile.scope<shared>>
   }
   return
 }
