@@ -540,9 +540,6 @@ class BundleKernel:
             values.append(t)
         check_written(self.params, [_span(v) if isinstance(v, _Tensor) else None
                                     for v in values])
-        for i, name in self._grid_scalars.items():
-            if values[i] is not None:
-                dims[name] = int(values[i])
         return values, dims
 
     def check_args(self, args):
@@ -550,8 +547,15 @@ class BundleKernel:
         (None entries are skipped); returns the dynamic dimensions by name."""
         return self._collect(args)[1]
 
-    def grid_dims(self, dims):
-        """The launch grid (x, y, z) for the given dynamic dimensions."""
+    def grid_dims(self, dims, values=None):
+        """The launch grid (x, y, z) for the given dynamic dimensions and,
+        for grids computed from integer scalars, the arguments `values` (as
+        _collect returns them)."""
+        if values is not None and self._grid_scalars:
+            dims = dict(dims)
+            for i, name in self._grid_scalars.items():
+                if values[i] is not None:
+                    dims[name] = int(values[i])
         grid = []
         for g in self._grid:
             v = g(dims)
