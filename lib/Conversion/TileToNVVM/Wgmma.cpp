@@ -503,12 +503,20 @@ LogicalResult mlir::tile::settleMmaForNVVM(
     }
     // mma.sync on the same warp partition (the accumulator keeps its
     // layout); warpgroups along N, whose warps mma.sync numbers otherwise,
-    // and FullRow's two 64-row blocks a warpgroup on the partition of the
-    // gemm's policy, as without wgmma.
+    // FullRow's two 64-row blocks a warpgroup, and two blocks a warpgroup
+    // on operands narrower than 128-byte panels (which TMA feeds wgmma
+    // since 64- and 32-byte panels, but mma.sync reads no better on four
+    // warps along M) on the partition of the gemm's policy, as without
+    // wgmma.
     // (The same warps numbered along N first always tile it too.)
+    auto widePanels = [](Value operand) {
+      return getPanelBytes(cast<MemRefType>(operand.getType())) == 128;
+    };
     WarpPartition part = getMmaPartition(mma);
     if (part.warpgroupsAlongN ||
-        (part.repeats > 1 && gemm.getPolicy() == GemmWarpPolicy::FullRow))
+        (part.repeats > 1 && (gemm.getPolicy() == GemmWarpPolicy::FullRow ||
+                              !widePanels(gemm.getA()) ||
+                              !widePanels(gemm.getB()))))
       part = getWarpPartition(gemm.getM(), gemm.getN(),
                               getThreads(gemm) / kWarpSize, gemm.getPolicy(),
                               16, 8)

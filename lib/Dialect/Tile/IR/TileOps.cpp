@@ -1132,9 +1132,15 @@ LogicalResult ViewOp::verify() {
   for (auto [what, type] : {std::make_pair("source", src),
                             std::make_pair("result", dst)}) {
     Type elt = type.getElementType();
-    if (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0)
+    // float4_e2m1fn is stored two a byte (tile-emulate-fp4): its rows must
+    // be whole bytes.
+    bool packedFp4 = isa<Float4E2M1FNType>(elt) && type.getRank() > 0 &&
+                     type.getShape().back() % 2 == 0;
+    if (!packedFp4 &&
+        (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0))
       return emitOpError() << what << " elements must be integers or floats "
-                                      "of whole bytes, got "
+                                      "of whole bytes (or float4_e2m1fn "
+                                      "rows of an even length), got "
                            << elt;
     if (!type.getLayout().isIdentity())
       return emitOpError() << what << " must be a row-major buffer, got "

@@ -16,7 +16,7 @@
 // CHECK: tile.bind_storage %[[VIEW]] {swizzle_chunks = 4 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>> to memref<64x32xf16, #tile.scope<shared>>
 // CHECK: tile.bind_storage %{{.*}} {panel_bytes = 128 : i64, panel_rows = 64 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
 // CHECK: tile.bind_storage %{{.*}} {panel_bytes = 64 : i64, panel_rows = 128 : i64} : index to memref<128x32xf16, #tile.scope<shared>>
-// CHECK: tile.bind_storage %{{.*}} {panel_bytes = 32 : i64, panel_rows = 64 : i64} : index to memref<64x48xf8E4M3FN, #tile.scope<shared>>
+// CHECK: tile.bind_storage %{{.*}} {panel_bytes = 32 : i64, panel_rows = 64 : i64} : index to memref<64x32xf8E4M3FN, #tile.scope<shared>>
 func.func @placed(%addr: index) {
   tile.kernel (%bx) in (1) threads(32) {
     %regs = memref.alloca() : memref<4xf32>
@@ -30,7 +30,7 @@ func.func @placed(%addr: index) {
     %swizzled = tile.bind_storage %view {swizzle_chunks = 4 : i64} : memref<64x32xf16, #gpu.address_space<workgroup>> to memref<64x32xf16, #tile.scope<shared>>
     %panels = tile.bind_storage %addr {panel_bytes = 128 : i64, panel_rows = 64 : i64} : index to memref<64x64xf16, #tile.scope<shared>>
     %panels64 = tile.bind_storage %addr {panel_bytes = 64 : i64, panel_rows = 128 : i64} : index to memref<128x32xf16, #tile.scope<shared>>
-    %panels32 = tile.bind_storage %addr {panel_bytes = 32 : i64, panel_rows = 64 : i64} : index to memref<64x48xf8E4M3FN, #tile.scope<shared>>
+    %panels32 = tile.bind_storage %addr {panel_bytes = 32 : i64, panel_rows = 64 : i64} : index to memref<64x32xf8E4M3FN, #tile.scope<shared>>
   }
   return
 }

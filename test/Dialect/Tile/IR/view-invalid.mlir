@@ -36,7 +36,7 @@ func.func @to_global(%g: memref<64x64xf32>) {
 func.func @sub_byte() {
   tile.kernel (%bx) in (1) threads(128) {
     %a = tile.alloc_shared : memref<64xi8, #tile.scope<shared>>
-    // expected-error @below {{'tile.view' op result elements must be integers or floats of whole bytes, got 'i4'}}
+    // expected-error @below {{'tile.view' op result elements must be integers or floats of whole bytes (or float4_e2m1fn rows of an even length), got 'i4'}}
     %b = tile.view %a : memref<64xi8, #tile.scope<shared>> to memref<128xi4, #tile.scope<shared>>
   }
   return
@@ -59,6 +59,18 @@ func.func @not_an_allocation(%m: memref<64xf32, #tile.scope<shared>>) {
   tile.kernel (%bx) in (1) threads(128) {
     // expected-error @below {{'tile.view' op views a tile.alloc_shared buffer or a view of one}}
     %b = tile.view %m : memref<64xf32, #tile.scope<shared>> to memref<64xi32, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
+// float4_e2m1fn elements go two a byte: a row of odd length would split one.
+func.func @fp4_odd_rows() {
+  tile.kernel (%bx) in (1) threads(128) {
+    %a = tile.alloc_shared : memref<4x3xf4E2M1FN, #tile.scope<shared>>
+    // expected-error @below {{'tile.view' op source elements must be integers or floats of whole bytes (or float4_e2m1fn rows of an even length), got 'f4E2M1FN'}}
+    %b = tile.view %a : memref<4x3xf4E2M1FN, #tile.scope<shared>> to memref<6xi8, #tile.scope<shared>>
   }
   return
 }

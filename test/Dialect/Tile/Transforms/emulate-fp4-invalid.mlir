@@ -11,7 +11,7 @@ func.func @odd_tensor(%A: memref<4x7xf4E2M1FN>) {
 // -----
 
 func.func @odd_region(%A: memref<4x64xf4E2M1FN>) {
-  // expected-error @below {{'memref.subview' op takes a region of a float4_e2m1fn buffer that splits a byte}}
+  // expected-error @below {{'memref.subview' op makes a buffer of type 'memref<4x16xf4E2M1FN, strided<[64, 1], offset: 3>>': float4_e2m1fn elements are stored two a byte, so a buffer or view needs an even innermost extent and offset, and unit innermost stride}}
   %s = memref.subview %A[0, 3] [4, 16] [1, 1] : memref<4x64xf4E2M1FN> to memref<4x16xf4E2M1FN, strided<[64, 1], offset: 3>>
   return
 }

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s --tile-emulate-fp4 -split-input-file | FileCheck %s
+// RUN: tile-opt %s --tile-emulate-fp4 --cse -split-input-file | FileCheck %s
 
 // Tensors of f4E2M1FN become byte tensors with the innermost extent halved;
 // a load reads the byte of element j (j / 2) and shifts its nibble out
@@ -6,10 +6,10 @@
 
 // CHECK-LABEL: func.func @load
 // CHECK-SAME: (%[[A:.*]]: memref<4x?xi8>, %[[I:.*]]: index, %[[J:.*]]: index) -> i4
-// CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
-// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : i8
+// CHECK: %[[C1:.*]] = arith.constant 1 : index
 // CHECK: %[[ODD:.*]] = arith.andi %[[J]], %[[C1]] : index
 // CHECK: %[[ODD8:.*]] = arith.index_castui %[[ODD]] : index to i8
+// CHECK: %[[C2:.*]] = arith.constant 2 : i8
 // CHECK: %[[SHIFT:.*]] = arith.shli %[[ODD8]], %[[C2]] : i8
 // CHECK: %[[HALF:.*]] = arith.shrui %[[J]], %{{.*}} : index
 // CHECK: %[[BYTE:.*]] = memref.load %[[A]][%[[I]], %[[HALF]]] : memref<4x?xi8>
@@ -29,13 +29,13 @@ func.func @load(%A: memref<4x?xf4E2M1FN>, %i: index, %j: index) -> f4E2M1FN {
 
 // CHECK-LABEL: func.func @store_global
 // CHECK-SAME: (%[[A:.*]]: memref<8xi8>, %[[J:.*]]: index, %[[V:.*]]: i4)
-// CHECK-DAG: %[[M1:.*]] = arith.constant -1 : i8
-// CHECK-DAG: %[[F:.*]] = arith.constant 15 : i8
 // CHECK: %[[SHIFT:.*]] = arith.shli
 // CHECK: %[[HALF:.*]] = arith.shrui %[[J]]
 // CHECK: %[[W:.*]] = arith.extui %[[V]] : i4 to i8
 // CHECK: %[[BITS:.*]] = arith.shli %[[W]], %[[SHIFT]] : i8
+// CHECK: %[[F:.*]] = arith.constant 15 : i8
 // CHECK: %[[MASK:.*]] = arith.shli %[[F]], %[[SHIFT]] : i8
+// CHECK: %[[M1:.*]] = arith.constant -1 : i8
 // CHECK: %[[KEEP:.*]] = arith.xori %[[MASK]], %[[M1]] : i8
 // CHECK: memref.atomic_rmw andi %[[KEEP]], %[[A]][%[[HALF]]] : (i8, memref<8xi8>) -> i8
 // CHECK: memref.atomic_rmw ori %[[BITS]], %[[A]][%[[HALF]]] : (i8, memref<8xi8>) -> i8
@@ -129,11 +129,12 @@ func.func @extf(%x: f4E2M1FN) -> (f32, f16) {
 // CHECK-LABEL: func.func @truncf
 // CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
 // CHECK: %[[MAG:.*]] = arith.andi %[[BITS]], %{{.*}} : i32
-// CHECK-DAG: arith.constant 1048576000 : i32
-// CHECK-DAG: arith.constant 1061158912 : i32
-// CHECK-DAG: arith.constant 1084227584 : i32
-// CHECK: arith.cmpi ugt, %[[MAG]]
-// CHECK: arith.cmpi uge, %[[MAG]]
+// CHECK: %[[Q:.*]] = arith.constant 1048576000 : i32
+// CHECK: arith.cmpi ugt, %[[MAG]], %[[Q]]
+// CHECK: %[[TQ:.*]] = arith.constant 1061158912 : i32
+// CHECK: arith.cmpi uge, %[[MAG]], %[[TQ]]
+// CHECK: %[[FIVE:.*]] = arith.constant 1084227584 : i32
+// CHECK: arith.cmpi ugt, %[[MAG]], %[[FIVE]]
 // CHECK: %[[NAN:.*]] = arith.cmpi ugt, %[[MAG]], %{{.*}} : i32
 // CHECK: arith.select %[[NAN]]
 // CHECK: arith.trunci %{{.*}} : i32 to i4

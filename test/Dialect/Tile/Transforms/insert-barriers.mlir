@@ -14,7 +14,7 @@
 // CHECK-NEXT: scf.for
 // CHECK: memref.store
 // CHECK: }
-// CHECK-NEXT: gpu.barrier
+// CHECK: gpu.barrier
 // CHECK-NEXT: memref.load
 // CHECK-NOT: gpu.barrier
 // CHECK: return
@@ -112,10 +112,12 @@ func.func @divergent_write(%C: memref<?xf32>) {
 
 // -----
 
-// A branch every thread takes alike is walked inside: the barrier goes in
-// the branch that needs it.
+// A branch every thread takes alike is walked inside: a conflict between
+// two accesses of one branch gets its barrier there, not before the branch.
 // CHECK-LABEL: func.func @uniform_branch
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.if
+// CHECK-NEXT: memref.store
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: memref.load
 // CHECK: } else {
@@ -128,8 +130,8 @@ func.func @uniform_branch(%C: memref<?xf32>, %flag: i1) {
     %tid = gpu.thread_id x upper_bound 64
     %f = arith.index_cast %tid : index to i32
     %x = arith.sitofp %f : i32 to f32
-    memref.store %x, %S[%tid] : memref<64xf32, #tile.scope<shared>>
     scf.if %flag {
+      memref.store %x, %S[%tid] : memref<64xf32, #tile.scope<shared>>
       %v = memref.load %S[%c0] : memref<64xf32, #tile.scope<shared>>
       memref.store %v, %C[%tid] : memref<?xf32>
     } else {
@@ -148,11 +150,11 @@ func.func @uniform_branch(%C: memref<?xf32>, %flag: i1) {
 // CHECK: scf.for
 // CHECK: }
 // CHECK-NEXT: gpu.barrier
-// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<64xf32, #tile.scope<shared>> to memref<?xf32>
+// CHECK-NEXT: tile.copy %{{.*}} to %{{.*}} : memref<64xf32, #tile.scope<shared>> to memref<64xf32>
 // CHECK-NEXT: tile.copy
 // CHECK-NEXT: gpu.barrier
 // CHECK-NEXT: memref.store
-func.func @tile_ops(%C: memref<?xf32>, %D: memref<?xf32>) {
+func.func @tile_ops(%C: memref<64xf32>, %D: memref<64xf32>) {
   tile.kernel (%bx) in (4) threads(64) {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
@@ -162,8 +164,8 @@ func.func @tile_ops(%C: memref<?xf32>, %D: memref<?xf32>) {
     scf.for %i = %c0 to %c64 step %c1 {
       memref.store %zero, %S[%i] : memref<64xf32, #tile.scope<shared>>
     }
-    tile.copy %S to %C : memref<64xf32, #tile.scope<shared>> to memref<?xf32>
-    tile.copy %S to %D : memref<64xf32, #tile.scope<shared>> to memref<?xf32>
+    tile.copy %S to %C : memref<64xf32, #tile.scope<shared>> to memref<64xf32>
+    tile.copy %S to %D : memref<64xf32, #tile.scope<shared>> to memref<64xf32>
     memref.store %zero, %S[%c0] : memref<64xf32, #tile.scope<shared>>
   }
   return

@@ -11,8 +11,8 @@
 // operands, is reported.
 // RUN: tile-opt %t/no-ws.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/mma = #tile.mma<[^>]*>, //' | not tile-opt --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOCHOICE
 // NOCHOICE: error: 'tile.gemm' op has no #tile.mma instruction choice; run tile-select-mma before tile-lower-ops
-// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/#tile.mma<mma_sync, m16n8k16, warps = \[4, 1\]>/#tile.mma<wgmma, m64n128k16, warps = [4, 1]>/' | not tile-opt --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOTMA
-// NOTMA: error: 'tile.gemm' op has #tile.mma<wgmma, m64n128k16, warps = [4, 1]>, but its operands are not the panel buffers of a TMA pipeline
+// RUN: tile-opt %t/fallback.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | sed -e 's/#tile.mma<mma_sync, m16n8k16, warps = \[4, 1\]>/#tile.mma<wgmma, m64n24k16, warps = [4, 1]>/' | not tile-opt --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a 2>&1 | FileCheck %s --check-prefix=NOTMA
+// NOTMA: error: 'tile.gemm' op has #tile.mma<wgmma, m64n24k16, warps = [4, 1]>, but its operands are not the panel buffers of a TMA pipeline
 // RUN: tile-opt %t/too-big.mlir --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a -verify-diagnostics
 
 //--- gemm.mlir
@@ -104,9 +104,9 @@ func.func @gemm(%A: memref<512x512xbf16>, %B: memref<512x512xbf16>, %C: memref<5
 }
 
 //--- fallback.mlir
-// A K tile of 32 halves is 64 bytes, less than a 128-byte panel: the loop
-// keeps the cp.async pipeline and the gemm runs as mma.sync (on the wgmma
-// warp partition tile-select-mma chose).
+// B's rows of 24 halves are 48 bytes, no whole swizzled panel (128, 64 or
+// 32 bytes): the loop keeps the cp.async pipeline and the gemm runs as
+// mma.sync (on the wgmma warp partition tile-select-mma chose).
 // FALLBACK-LABEL: func.func @gemm(
 // FALLBACK-NOT: tile.tma
 // FALLBACK: nvgpu.device_async_copy
@@ -121,18 +121,18 @@ func.func @gemm(%A: memref<512x512xf16>, %B: memref<512x512xf16>, %C: memref<512
   %c128 = arith.constant 128 : index
   tile.kernel (%bx, %by) in (4, 8) threads(128) {
     %As = tile.alloc_shared : memref<64x32xf16, #tile.scope<shared>>
-    %Bs = tile.alloc_shared : memref<32x128xf16, #tile.scope<shared>>
-    %Cf = tile.alloc_fragment : memref<64x128xf32, #tile.scope<fragment>>
-    tile.clear %Cf : memref<64x128xf32, #tile.scope<fragment>>
+    %Bs = tile.alloc_shared : memref<32x24xf16, #tile.scope<shared>>
+    %Cf = tile.alloc_fragment : memref<64x24xf32, #tile.scope<fragment>>
+    tile.clear %Cf : memref<64x24xf32, #tile.scope<fragment>>
     %m0 = arith.muli %by, %c64 : index
     %n0 = arith.muli %bx, %c128 : index
     tile.pipelined %k = %c0 to %c16 step %c1 num_stages = 3 {
       %k0 = arith.muli %k, %c32 : index
       tile.copy %A[%m0, %k0] to %As : memref<512x512xf16> to memref<64x32xf16, #tile.scope<shared>>
-      tile.copy %B[%k0, %n0] to %Bs : memref<512x512xf16> to memref<32x128xf16, #tile.scope<shared>>
-      tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #tile.scope<shared>>, memref<32x128xf16, #tile.scope<shared>>, memref<64x128xf32, #tile.scope<fragment>>
+      tile.copy %B[%k0, %n0] to %Bs : memref<512x512xf16> to memref<32x24xf16, #tile.scope<shared>>
+      tile.gemm %As, %Bs, %Cf : memref<64x32xf16, #tile.scope<shared>>, memref<32x24xf16, #tile.scope<shared>>, memref<64x24xf32, #tile.scope<fragment>>
     }
-    tile.copy %Cf to %C[%m0, %n0] : memref<64x128xf32, #tile.scope<fragment>> to memref<512x512xf16>
+    tile.copy %Cf to %C[%m0, %n0] : memref<64x24xf32, #tile.scope<fragment>> to memref<512x512xf16>
   }
   return
 }
