@@ -107,13 +107,16 @@ def to_torch(a):
 
 def call_with_torch(kernel, args):
     """Calls a CPU JITKernel with torch tensors (and scalars): contiguous
-    tensors are passed in place, others through a copy that is written back;
-    outputs come back as torch tensors."""
+    tensors, and those of T.StridedTensor parameters, are passed in place,
+    others through a copy that is written back; outputs come back as torch
+    tensors."""
     torch = _torch()
     arrays, copies = [], []
-    for a in args:
+    params = getattr(kernel, "input_params", [])
+    strided = [i < len(params) and "strides" in params[i] for i in range(len(args))]
+    for a, in_place in zip(args, strided):
         if isinstance(a, torch.Tensor):
-            c = a if a.is_contiguous() else a.contiguous()
+            c = a if a.is_contiguous() or in_place else a.contiguous()
             if c is not a:
                 copies.append((a, c))
             arrays.append(to_numpy(c.detach()))

@@ -1,9 +1,8 @@
 """The status of each of TileLang's T. names in TileMLIR: our notes, read by
 t_names.py --markdown to write docs/python.md's language reference. A name
 that tilemlir.language has is "supported" unless PARTIAL says what is
-missing; a name it lacks takes its row from NOT_YET (other work of this
-session adds it), MISSING (by name) or BY_ORIGIN (by the TileLang module
-that lists it)."""
+missing; a name it lacks takes its row from MISSING (by name) or BY_ORIGIN
+(by the TileLang module that lists it)."""
 
 PARTIAL = {
     "annotate_layout": "#tile.swizzle and T.Fragment pins of on-chip buffers; T.Layout on "
@@ -17,8 +16,21 @@ PARTIAL = {
     "dynamic": "sizes a * n + b of one dimension in shapes (the runtime checks them); other "
                "arithmetic on dynamic dimensions is refused",
     "symbolic": "as T.dynamic",
-    "StridedTensor": "accepted in annotations; a kernel with explicit strides is refused "
-                     "with a located error",
+    "StridedTensor": "strides of ints or T.dynamic names (not T.const ones), not of 4-bit "
+                     "elements",
+    "make_tensor": "row-major tensors at a T.ptr address (a parameter, or an element of a "
+                   "T.Tensor(..., T.ptr) table); other strides are a located error",
+    "ptr": "a 64-bit address: T.ptr parameters take a tensor or its data_ptr(), "
+           "T.Tensor(..., T.ptr) tables are int64 tensors; read by T.make_tensor",
+    "async_copy": "global -> shared only; completes as T.copy does (the compiler places the "
+                  "waits), so T.ptx_wait_group has nothing left to wait for",
+    **dict.fromkeys(["ptx_commit_group", "ptx_wait_group"],
+                    "accepted around T.async_copy; nothing is outstanding to wait for"),
+    "transpose": "the last two dimensions of on-chip tiles or regions of them",
+    **dict.fromkeys(["cluster_arrive", "cluster_arrive_relaxed", "cluster_wait",
+                     "cluster_sync", "block_rank_in_cluster", "ClusterKernel"],
+                    "sm_90a (the cluster barrier and %cluster_ctarank); other targets report "
+                    "them at the user's line"),
     "use_swizzle": "accepted; block rasterization does not change here",
     **dict.fromkeys(["alloc_barrier", "barrier_arrive", "barrier_wait", "mbarrier_arrive",
                      "mbarrier_wait_parity"],
@@ -49,9 +61,6 @@ PARTIAL = {
                     "no L2 prefetch hint"),
 }
 
-# Names that other work of this session adds to tilemlir.language now.
-NOT_YET = {}
-
 MISSING = {
     **dict.fromkeys(["alloc_tmem", "deallocate_tmem", "alloc_descriptor", "tma_load_2sm",
                      "increase_descriptor_offset"],
@@ -68,11 +77,9 @@ MISSING = {
                      "disable_warp_group_reg_alloc"],
                     "not supported: register reallocation between warpgroups is chosen by "
                     "the sm_90a lowering"),
-    **dict.fromkeys(["cluster_arrive", "cluster_arrive_relaxed", "cluster_wait", "cluster_sync",
-                     "block_rank_in_cluster", "copy_cluster", "ClusterKernel",
-                     "alloc_cluster_barrier", "ptx_arrive_cluster_barrier"],
-                    "not supported: thread-block cluster programming by hand (T.Kernel's "
-                    "cluster argument is)"),
+    **dict.fromkeys(["copy_cluster", "alloc_cluster_barrier", "ptx_arrive_cluster_barrier"],
+                    "not supported: cluster-wide copies and barriers by hand (T.ClusterKernel, "
+                    "the cluster barrier and TMA multicast of T.copy are)"),
     **dict.fromkeys(["clc_try_cancel", "clc_try_cancel_multicast", "clc_is_canceled",
                      "clc_get_first_ctaid_x", "clc_get_first_ctaid_y", "clc_get_first_ctaid_z"],
                     "not supported: cluster launch control is sm_100"),
@@ -88,13 +95,13 @@ MISSING = {
     **dict.fromkeys(["CUDASourceCodeKernel", "import_source", "inline"],
                     "not supported: kernels written in CUDA C++ (there is no CUDA C++ "
                     "backend)"),
-    **dict.fromkeys(["alloc_global", "allocate", "access_ptr", "make_tensor",
-                     "make_tensor_from_addr", "SharedBuffer", "LocalBuffer", "FragmentBuffer"],
-                    "not supported yet: buffers made from addresses or in global memory "
-                    "inside a kernel"),
-    **dict.fromkeys(["atomic_addx2", "atomic_addx4", "atomic_load", "atomic_store", "atomic_or"],
-                    "not supported yet: vector and memory-order atomics (T.atomic_add, "
-                    "T.atomic_max, T.atomic_min are)"),
+    **dict.fromkeys(["allocate", "access_ptr", "make_tensor_from_addr", "SharedBuffer",
+                     "LocalBuffer", "FragmentBuffer"],
+                    "not supported yet: buffers made from raw addresses (T.make_tensor of a "
+                    "T.ptr is)"),
+    **dict.fromkeys(["atomic_load", "atomic_store", "atomic_or"],
+                    "not supported yet: memory-order atomics (T.atomic_add / max / min, "
+                    "with return_prev=, and T.atomic_addx2 / x4 are)"),
     **dict.fromkeys(["im2col", "c2d_im2col"], "not supported yet: im2col copies"),
     **dict.fromkeys(["print"], "not supported yet: printing from a kernel"),
     **dict.fromkeys(["loop_break"], "not supported yet: leaving a loop early"),
@@ -107,11 +114,9 @@ MISSING = {
     **dict.fromkeys(["reduce", "reduce_bitand", "reduce_bitor", "reduce_bitxor"],
                     "not supported yet: the generic and bitwise reductions (T.reduce_sum, "
                     "_max, _min, _abssum, _absmax are)"),
-    **dict.fromkeys(["transpose"], "not supported yet"),
-    **dict.fromkeys(["match_any_sync", "match_all_sync", "shuffle_elect", "extract_lane",
+    **dict.fromkeys(["match_any_sync", "match_all_sync", "extract_lane",
                      "sync_global", "sync_grid", "named_barrier_arrive"],
-                    "not supported yet: warp matching, lane election and grid-wide or named "
-                    "barriers"),
+                    "not supported yet: warp matching and grid-wide or named barriers"),
     **dict.fromkeys(["annotate_l2_hit_ratio", "annotate_min_blocks_per_sm",
                      "annotate_restrict_buffers", "annotate_compile_flags",
                      "annotate_pass_configs"],
@@ -128,9 +133,9 @@ MISSING = {
                     "and frames)"),
     **dict.fromkeys(["ptx_mma_sm70"], "not supported: sm_70"),
     **dict.fromkeys(["get_thread_extent", "get_thread_extents", "get_block_extent",
-                     "get_block_extents", "get_warp_group_idx", "get_warp_idx_sync"],
-                    "not supported yet: thread and block extents and warp-group indices "
-                    "(T.get_thread_binding, T.get_block_binding, T.get_warp_idx are)"),
+                     "get_block_extents"],
+                    "not supported yet: thread and block extents (T.get_thread_binding, "
+                    "T.get_block_binding and the warp and warp-group indices are)"),
 }
 
 BY_ORIGIN = {
@@ -152,14 +157,10 @@ def status(name, origin, present):
     """(status, note) of T.<name>."""
     if present:
         return ("partial", PARTIAL[name]) if name in PARTIAL else ("supported", "")
-    if name in NOT_YET:
-        return "in progress", NOT_YET[name]
     if name in MISSING:
         kind = "not supported" if MISSING[name].startswith("not supported:") else \
             "not supported yet"
         return kind, MISSING[name].split(": ", 1)[-1] if ": " in MISSING[name] else MISSING[name]
     note = BY_ORIGIN.get(origin, "not supported yet")
-    if note.startswith("being added"):
-        return "in progress", note
     return ("not supported", note.split(": ", 1)[1]) if note.startswith("not supported:") \
         else ("not supported yet", "")

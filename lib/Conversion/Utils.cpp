@@ -171,7 +171,7 @@ Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt) {
 }
 
 Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                    Value x) {
+                    Value x, bool propagateNan) {
   bool isFloat = isa<FloatType>(x.getType());
   auto reassoc = arith::FastMathFlagsAttr::get(b.getContext(),
                                                arith::FastMathFlags::reassoc);
@@ -183,12 +183,16 @@ Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
     return arith::AddIOp::create(b, loc, acc, x);
   case ReduceKind::Max:
   case ReduceKind::AbsMax:
-    if (isFloat)
+    if (isFloat && propagateNan)
       return arith::MaximumFOp::create(b, loc, acc, x);
+    if (isFloat)
+      return arith::MaxNumFOp::create(b, loc, acc, x);
     return arith::MaxSIOp::create(b, loc, acc, x);
   case ReduceKind::Min:
-    if (isFloat)
+    if (isFloat && propagateNan)
       return arith::MinimumFOp::create(b, loc, acc, x);
+    if (isFloat)
+      return arith::MinNumFOp::create(b, loc, acc, x);
     return arith::MinSIOp::create(b, loc, acc, x);
   }
   llvm_unreachable("unknown reduce kind");

@@ -445,7 +445,7 @@ def annotates_a_local(X):
 
 @tilemlir.jit(target="cpu")
 def strided(X):
-    X: T.StridedTensor((4,), (1,), T.float32)  # <strided>
+    X: T.StridedTensor((4,), (1, 1), T.float32)  # <strided>
     Y = T.empty((4,), T.float32)
     with T.Kernel(1) as bx:
         Y[bx] = X[bx]
@@ -456,7 +456,7 @@ def strided(X):
     (empty_in_kernel, "empty-in-kernel", "T.empty makes an output of the function"),
     (empty_not_returned, "not-returned", "output 'Y' made with T.empty is not returned"),
     (annotates_a_local, "not-a-param", "'W' is annotated as a tensor but is not a parameter"),
-    (strided, "strided", "T.StridedTensor (a tensor with explicit strides) is not supported"),
+    (strided, "strided", "T.StridedTensor has 1 dimensions but 2 strides"),
 ])
 def test_kernel_function_mistakes_are_located(fn, marker, fragment):
     with pytest.raises(TileCompileError) as e:

@@ -336,3 +336,61 @@ def test_language_dtypes_are_tvm_datatypes():
 
     assert all(isinstance(getattr(T, name), tvm.DataType) for name in _all_dtypes)
     assert isinstance(tvm.DataType("int8"), tvm.DataType) and not isinstance("int8", tvm.DataType)
+
+
+def nan_reduce(kind, nan_propagate, clear=True):
+    fn = getattr(T, f"reduce_{kind}")
+
+    @T.prim_func
+    def k(A: T.Tensor((4, 64), "float16"), B: T.Tensor((4,), "float16")):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((4, 64), "float16")
+            dst = T.alloc_fragment((4,), "float16")
+            T.copy(A, src)
+            if not clear:
+                T.fill(dst, -1.0)
+            fn(src, dst, dim=1, clear=clear, nan_propagate=nan_propagate)
+            T.copy(dst, B)
+
+    return k
+
+
+@pytest.mark.parametrize("kind", ["max", "min", "absmax"])
+@pytest.mark.parametrize("nan_propagate", [False, True])
+@pytest.mark.parametrize("clear", [True, False])
+def test_reduce_nan_propagate(kind, nan_propagate, clear):
+    """Rows 0 and 2 hold a NaN: by default it is skipped (TileLang's
+    default), with nan_propagate=True the row's result is NaN."""
+    a = np.arange(4 * 64, dtype=np.float32).reshape(4, 64) - 100
+    a[0, 7] = a[2, 63] = np.nan
+    a = a.astype(np.float16)
+    b = np.zeros(4, dtype=np.float16)
+    tilemlir.compile(nan_reduce(kind, nan_propagate, clear), target="cpu")(a, b)
+    ref = {"max": np.nanmax, "min": np.nanmin,
+           "absmax": lambda x, axis: np.nanmax(np.abs(x), axis=axis)}[kind](a, axis=1)
+    if not clear:
+        ref = np.maximum(ref, -1) if kind != "min" else np.minimum(ref, -1)
+    if nan_propagate:
+        ref[[0, 2]] = np.nan
+    np.testing.assert_array_equal(b, ref)
+
+
+def test_reduce_nan_propagate_compiles_for_sm90():
+    tilemlir.compile(nan_reduce("max", True), target="cuda -arch=sm_90a")
+
+
+def test_nan_propagate_is_for_max_and_min():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=32):
+            src = T.alloc_fragment((64,), "float32")
+            dst = T.alloc_fragment((1,), "float32")
+            T.copy(A, src)
+            T.reduce_sum(src, dst, nan_propagate=True)  # <nan-sum>
+            T.copy(dst, B)
+
+    from test_errors import assert_located
+    with pytest.raises(tilemlir.TileCompileError) as e:
+        k.script()
+    assert_located(e, "nan-sum", "nan_propagate applies to T.reduce_max",
+                   source=__file__)

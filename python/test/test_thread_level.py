@@ -551,3 +551,118 @@ def test_alloc_global_needs_a_static_shape():
             A[0] = C[0]
 
     assert_error_at(main, "global-dyn", "positive compile-time integers")
+
+
+# ------------------------------------------------------------ warp indices
+
+@pytest.mark.parametrize("warp_size,per_group", [(None, None), (16, 2)])
+def test_lane_warp_and_group_indices(warp_size, per_group):
+    """T.get_lane_idx / get_warp_idx(_sync) / get_warp_group_idx with the
+    default warp (32 lanes, 4 warps a group) or given sizes, and
+    T.shuffle_elect: the first thread of each group of `extent`."""
+    n = 256
+
+    @T.prim_func
+    def k(L: T.Tensor((n,), "int32"), W: T.Tensor((n,), "int32"), S: T.Tensor((n,), "int32"),
+          G: T.Tensor((n,), "int32"), E: T.Tensor((n,), "int32"), Z: T.Tensor((n,), "int32")):
+        with T.Kernel(1, threads=n):
+            tx = T.get_thread_binding()
+            L[tx] = T.get_lane_idx(warp_size)
+            W[tx] = T.get_warp_idx(warp_size)
+            S[tx] = T.get_warp_idx_sync(warp_size)
+            G[tx] = T.get_warp_group_idx(warp_size, per_group)
+            E[tx] = T.shuffle_elect(64)
+            Z[tx] = T.shuffle_elect(0)
+
+    outs = [np.full(n, -1, dtype=np.int32) for _ in range(6)]
+    tilemlir.compile(k, target="cpu")(*outs)
+    tx = np.arange(n)
+    ws, per = warp_size or 32, per_group or 4
+    for got, want in zip(outs, [tx % ws, tx // ws, tx // ws, tx // (ws * per),
+                                tx % 64 == 0, tx == 0]):
+        np.testing.assert_array_equal(got, want)
+    tilemlir.compile(k, target="cuda -arch=sm_90a")
+
+
+# ------------------------------------------------------------ grid extents
+
+def scalar_grid(block):
+    @T.prim_func
+    def k(A: T.Tensor((1024,), "float32"), max_len: T.int32, B: T.Tensor((1024,), "float32")):
+        with T.Kernel(T.ceildiv(max_len, block), threads=block) as bx:
+            for i in T.Parallel(block):
+                if bx * block + i < max_len:
+                    B[bx * block + i] = A[bx * block + i] + 1
+
+    return k
+
+
+def test_grid_extent_from_an_integer_scalar(rng):
+    """A grid computed from an integer parameter (TileLang's varlen
+    attention: T.ceildiv(max_seqlen_q, block_M)): the CPU runs it, and the
+    CUDA launcher computes the grid from the argument."""
+    a = rng.standard_normal(1024).astype(np.float32)
+    b = np.zeros(1024, dtype=np.float32)
+    tilemlir.compile(scalar_grid(64), target="cpu")(a, 200, b)
+    np.testing.assert_array_equal(b[:200], a[:200] + 1)
+    assert not b[200:].any()
+    kernel = tilemlir.compile(scalar_grid(64), target="cuda -arch=sm_90a")
+    assert kernel.runtime.grid_dims({"max_len": 200}) == (4, 1, 1)
+    assert kernel.runtime.grid_dims({"max_len": 256}) == (4, 1, 1)
+
+
+# ------------------------------------------------------------ clusters
+
+def cluster_ranks():
+    @T.prim_func
+    def main(A: T.Tensor((128,), T.int32)):
+        with T.ClusterKernel(128, threads=64, cluster_dims=(4, 1, 1)) as bx:
+            T.cluster_arrive()
+            T.cluster_wait()
+            rank = T.block_rank_in_cluster()  # <cluster-rank>
+            if T.get_thread_binding() == 0:
+                A[bx] = rank
+            T.cluster_sync()
+
+    return main
+
+
+def test_cluster_kernel_sm90a():
+    """T.ClusterKernel launches clusters; the cluster barrier and the rank
+    become the sm_90a instructions."""
+    kernel = tilemlir.compile(cluster_ranks(), target="cuda -arch=sm_90a")
+    ptx = kernel.get_kernel_source()
+    assert ptx.count("barrier.cluster.arrive") == 2
+    assert ptx.count("barrier.cluster.wait") == 2
+    assert "%cluster_ctarank" in ptx
+
+
+def test_cluster_ops_elsewhere_are_located_errors():
+    assert_error_at(cluster_ranks(), "cluster-rank", "cpu target cannot run")
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(cluster_ranks(), target="cuda -arch=sm_80")
+    assert "clusters, which sm_80 does not have" in str(e.value)
+
+
+def test_cluster_kernel_runs_tile_code_on_the_cpu(rng):
+    """A GEMM-like tile program in clusters: the CPU runs its blocks."""
+    @T.prim_func
+    def k(A: T.Tensor((64, 64), "float32"), B: T.Tensor((64, 64), "float32")):
+        with T.ClusterKernel(2, 2, threads=128, cluster_dims=(2, 1, 1)) as (bx, by):
+            s = T.alloc_shared((32, 32), "float32")
+            T.copy(A[by * 32, bx * 32], s)
+            T.copy(s, B[by * 32, bx * 32])
+
+    a = rng.standard_normal((64, 64)).astype(np.float32)
+    b = np.zeros_like(a)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(a, b)
+
+
+def test_cluster_kernel_needs_cluster_dims():
+    @T.prim_func
+    def k(A: T.Tensor((4,), "int32")):
+        with T.ClusterKernel(4, threads=32):  # <no-dims>
+            T.cluster_sync()
+
+    assert_error_at(k, "no-dims", "T.ClusterKernel needs cluster_dims=")

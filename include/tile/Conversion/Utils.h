@@ -39,9 +39,10 @@ void buildTileLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> extents,
 /// The identity of a tile.reduce kind for element type `elt`.
 Value reduceIdentity(OpBuilder &b, Location loc, ReduceKind kind, Type elt);
 
-/// acc `kind` x (abssum / absmax expect |x|).
+/// acc `kind` x (abssum / absmax expect |x|). Float max / min give NaN
+/// when either side is NaN with `propagateNan`, else the other side.
 Value reduceCombine(OpBuilder &b, Location loc, ReduceKind kind, Value acc,
-                    Value x);
+                    Value x, bool propagateNan = true);
 
 /// x, or |x| for the abs kinds.
 Value reduceOperand(OpBuilder &b, Location loc, ReduceKind kind, Value x);
@@ -56,6 +57,12 @@ constexpr llvm::StringLiteral kLoopAnnotationAttr = "loop_annotation";
 /// tile.annotate_layout is dropped (the layouts it names were taken by
 /// tile-infer-layouts, or do not apply to the target).
 void populateSerialPipelinedAndLayoutPatterns(RewritePatternSet &patterns);
+
+/// tile.make_tensor becomes its memref's descriptor (the address as both
+/// pointers, offset 0, the sizes and their row-major strides), built with
+/// LLVM ops and cast to the memref type; the LLVM conversions that lower
+/// the memref's users meet that cast with their own and fold both away.
+void populateMakeTensorPatterns(RewritePatternSet &patterns);
 
 /// The memref.atomic_rmw kind of a tile.atomic_add / _max / _min on
 /// elements of type `elt`.

@@ -448,7 +448,8 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
                 rb, rl, kind,
                 memref::LoadOp::create(rb, rl, op.getSource(), srcIdx));
             scf::YieldOp::create(rb, rl,
-                                 reduceCombine(rb, rl, kind, iter[0], x));
+                                 reduceCombine(rb, rl, kind, iter[0], x,
+                                               op.getNanPropagate()));
           });
       memref::StoreOp::create(b, l, loop.getResult(0), op.getTarget(), dstIdx);
     };

@@ -1635,6 +1635,7 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
     if (!src || !dst || src->scope == Scope::Local)
       return failure();
     ReduceKind kind = op.getKind();
+    bool nan = op.getNanPropagate();
     Type elt = op.getSource().getType().getElementType();
     if (std::optional<RegisterReduce> plan = planRegisterReduce(op)) {
       auto reg = [&](int64_t r) { return indexConst(rewriter, loc, r); };
@@ -1646,10 +1647,10 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
               rewriter, loc, kind, acc,
               reduceOperand(rewriter, loc, kind,
                             memref::LoadOp::create(rewriter, loc, src->memref,
-                                                   ValueRange{reg(q)})));
+                                                   ValueRange{reg(q)})), nan);
         for (int64_t mask : plan->laneMasks)
           acc = reduceCombine(rewriter, loc, kind, acc,
-                              shuffleXor(rewriter, loc, acc, mask));
+                              shuffleXor(rewriter, loc, acc, mask), nan);
         partials.push_back(acc);
       }
       if (!plan->warpMasks.empty()) {
@@ -1720,7 +1721,7 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
                 memref::LoadOp::create(
                     rewriter, loc, buffer,
                     ValueRange{at(rewriter, indexConst(rewriter, loc, s),
-                                  row)}));
+                                  row)}), nan);
         }
       }
       for (auto [r, acc] : llvm::enumerate(partials)) {
@@ -1728,7 +1729,7 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
           acc = reduceCombine(rewriter, loc, kind,
                               memref::LoadOp::create(rewriter, loc, dst->memref,
                                                      ValueRange{reg(r)}),
-                              acc);
+                              acc, nan);
         memref::StoreOp::create(rewriter, loc, acc, dst->memref,
                                 ValueRange{reg(r)});
       }
@@ -1760,7 +1761,7 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
             Value x = reduceOperand(
                 rb, rl, kind, memref::LoadOp::create(rb, rl, source, idx));
             scf::YieldOp::create(rb, rl,
-                                 reduceCombine(rb, rl, kind, iter[0], x));
+                                 reduceCombine(rb, rl, kind, iter[0], x, nan));
           });
       return loop.getResult(0);
     };

@@ -123,7 +123,7 @@ def resolve_target(target):
 def _params_meta(func, written):
     """The bundle's "params": name, kind, dtype, and for tensors the shape
     and whether the kernel writes it (`written`: the names it writes)."""
-    from ..language import TensorSpec, shape_entry
+    from ..language import TensorSpec, shape_entry, stride_entries
     import inspect
     meta = []
     for name, p in inspect.signature(func.fn).parameters.items():
@@ -132,10 +132,22 @@ def _params_meta(func, written):
             shape = [shape_entry(d) for d in ann.shape]
             meta.append({"name": name, "kind": "tensor", "dtype": ann.dtype.name, "shape": shape,
                          "written": name in written})
+            if ann.strides is not None:
+                meta[-1]["strides"] = stride_entries(ann)
         else:
             from ..language.dtypes import as_dtype
             meta.append({"name": name, "kind": "scalar", "dtype": as_dtype(ann).name})
     return meta
+
+
+def _address(a):
+    """The argument of a T.ptr parameter: a torch tensor's or a numpy
+    array's data address, or the integer address given."""
+    if hasattr(a, "data_ptr"):
+        return int(a.data_ptr())
+    if hasattr(a, "ctypes") and hasattr(a, "__array_interface__"):
+        return int(a.ctypes.data)
+    return a
 
 
 class JITKernel:
@@ -178,6 +190,10 @@ class JITKernel:
                          for i in self.out_idx]
         self._workspaces = [[None, p, tuple(p["shape"]), None] for p in self.params[n:]]
         self._template = [None] * n
+        # T.ptr parameters: a tensor given for one passes its address.
+        self._address_slots = tuple(i for i in self._input_slots
+                                    if self.params[i]["kind"] == "scalar" and
+                                    self.params[i]["dtype"] == "ptr")
 
     @property
     def input_params(self):
@@ -190,6 +206,8 @@ class JITKernel:
         args = self._template.copy()
         for i, a in zip(self._input_slots, inputs):
             args[i] = a
+        for i in self._address_slots:
+            args[i] = _address(args[i])
         if not self._outputs and not self._workspaces:
             self.runtime(*args)
             return None

@@ -46,11 +46,29 @@ class Intrinsic:
 class TensorSpec:
     """The annotation of a kernel parameter: T.Tensor((M, K), "float16")."""
 
-    def __init__(self, shape, dtype="float32"):
+    def __init__(self, shape, dtype="float32", strides=None):
         if isinstance(shape, (int, DynamicDim)):
             shape = (shape,)
         self.shape = tuple(shape)
         self.dtype = dtypes.storable(dtype)
+        if self.dtype == dtypes.ptr:
+            self.dtype = dtypes.int64  # a table of addresses: int64 on the host
+        # T.StridedTensor: the stride of each dimension in elements (ints or
+        # T.dynamic); None for a row-major tensor.
+        self.strides = None if strides is None else tuple(
+            (strides,) if isinstance(strides, (int, DynamicDim)) else strides)
+        if self.strides is not None:
+            if len(self.strides) != len(self.shape):
+                raise TypeError(f"T.StridedTensor has {len(self.shape)} dimensions but "
+                                f"{len(self.strides)} strides")
+            for s in self.strides:
+                if isinstance(s, bool) or not isinstance(s, (int, DynamicDim)) or \
+                        (isinstance(s, int) and s <= 0):
+                    raise TypeError("T.StridedTensor strides must be positive ints or "
+                                    f"T.dynamic(...), got {s!r}")
+            if self.dtype.packed:
+                raise TypeError("T.StridedTensor of 4-bit elements (packed two a byte) is not "
+                                "supported")
         size = (self.dtype.bits + 7) // 8
         for d in self.shape:
             if isinstance(d, bool) or not isinstance(d, (int, DynamicDim)):
@@ -65,6 +83,8 @@ class TensorSpec:
                             "than 64-bit sizes reach")
 
     def __repr__(self):
+        if self.strides is not None:
+            return f"T.StridedTensor({self.shape}, {self.strides}, {self.dtype})"
         return f"T.Tensor({self.shape}, {self.dtype})"
 
 
@@ -150,6 +170,14 @@ class DimExpr(DynamicDim):
         return self.var, self.mul, self.add
 
 
+def stride_entries(spec):
+    """The "strides" of a T.StridedTensor parameter as a bundle holds them
+    (ints and T.dynamic names), or None for a row-major tensor."""
+    if spec.strides is None:
+        return None
+    return [s if isinstance(s, int) else s.name for s in spec.strides]
+
+
 def shape_entry(d):
     """A tensor shape entry as a bundle's "params" hold it: an int, the name
     of a T.dynamic dimension, or {"var", "mul", "add"} for a DimExpr."""
@@ -163,6 +191,9 @@ def dynamic(name, dtype="int32"):
 
 
 symbolic = dynamic
+# TileLang's T.Var: what T.dynamic gives (isinstance(n, T.Var) tells a
+# dynamic dimension from a number).
+Var = DynamicDim
 
 
 class GemmWarpPolicy(enum.Enum):
@@ -226,16 +257,50 @@ const = Intrinsic("const")
 empty = Intrinsic("empty")
 
 
-def _strided_tensor(*args, **kwargs):
-    from ..errors import TileCompileError, caller_location
-    raise TileCompileError("error: T.StridedTensor (a tensor with explicit strides) is not "
-                           "supported yet; annotate a contiguous T.Tensor(shape, dtype)",
-                           *caller_location(1))
+class _StridedTensorAnnotation:
+    """T.StridedTensor: `T.StridedTensor(shape, strides, dtype)` or
+    `T.StridedTensor[shape, strides, dtype]`, a tensor parameter whose
+    dimensions are `strides` elements apart (a view such as a[:, :n])."""
+
+    @staticmethod
+    def spec(shape, strides, dtype="float32"):
+        """The TensorSpec; a TypeError says what is wrong."""
+        return TensorSpec(shape, dtype, strides)
+
+    @staticmethod
+    def spec_of_key(key):
+        if not isinstance(key, tuple) or len(key) not in (2, 3):
+            raise TypeError("write T.StridedTensor[shape, strides, dtype]")
+        return TensorSpec(key[0], key[2] if len(key) == 3 else "float32", key[1])
+
+    def __call__(self, shape, strides, dtype="float32"):
+        try:
+            return self.spec(shape, strides, dtype)
+        except TypeError as e:
+            from ..errors import TileCompileError, caller_location
+            raise TileCompileError("error: " + str(e), *caller_location(1)) from None
+
+    def __getitem__(self, key):
+        try:
+            return self.spec_of_key(key)
+        except TypeError as e:
+            from ..errors import TileCompileError, caller_location
+            raise TileCompileError("error: " + str(e), *caller_location(1)) from None
+
+    def __repr__(self):
+        return "T.StridedTensor"
 
 
-StridedTensor = Intrinsic("StridedTensor", _strided_tensor)
+StridedTensor = _StridedTensorAnnotation()
 # Kernel structure and loops.
 Kernel = Intrinsic("Kernel")
+# T.Kernel with cluster_dims= required (thread block clusters, sm_90a).
+ClusterKernel = Intrinsic("ClusterKernel")
+cluster_arrive = Intrinsic("cluster_arrive")
+cluster_arrive_relaxed = Intrinsic("cluster_arrive_relaxed")
+cluster_wait = Intrinsic("cluster_wait")
+cluster_sync = Intrinsic("cluster_sync")
+block_rank_in_cluster = Intrinsic("block_rank_in_cluster")
 Parallel = Intrinsic("Parallel")
 Pipelined = Intrinsic("Pipelined")
 Persistent = Intrinsic("Persistent")
@@ -248,6 +313,12 @@ alloc_fragment = Intrinsic("alloc_fragment")
 alloc_local = Intrinsic("alloc_local")
 alloc_buffer = Intrinsic("alloc_buffer")
 copy = Intrinsic("copy")
+async_copy = Intrinsic("async_copy")
+ptx_commit_group = Intrinsic("ptx_commit_group")
+ptx_wait_group = Intrinsic("ptx_wait_group")
+transpose = Intrinsic("transpose")
+# TVM's vector index: T.Ramp(base, 1, lanes) is the slice base:base + lanes.
+Ramp = Intrinsic("Ramp")
 clear = Intrinsic("clear")
 fill = Intrinsic("fill")
 annotate_layout = Intrinsic("annotate_layout")
@@ -327,6 +398,9 @@ get_block_binding = Intrinsic("get_block_binding")
 get_block_bindings = Intrinsic("get_block_bindings")
 get_lane_idx = Intrinsic("get_lane_idx")
 get_warp_idx = Intrinsic("get_warp_idx")
+get_warp_idx_sync = Intrinsic("get_warp_idx_sync")
+get_warp_group_idx = Intrinsic("get_warp_group_idx")
+shuffle_elect = Intrinsic("shuffle_elect")
 thread_binding = Intrinsic("thread_binding")
 sync_threads = Intrinsic("sync_threads")
 sync_warp = Intrinsic("sync_warp")
@@ -377,6 +451,7 @@ tma_copy = Intrinsic("tma_copy")
 tma_store_arrive = Intrinsic("tma_store_arrive")
 tma_store_wait = Intrinsic("tma_store_wait")
 alloc_global = Intrinsic("alloc_global")
+make_tensor = Intrinsic("make_tensor")
 any_of = Intrinsic("any_of")
 all_of = Intrinsic("all_of")
 assume = Intrinsic("assume")

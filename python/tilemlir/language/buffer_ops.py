@@ -1,8 +1,8 @@
 """The T. calls that make buffers of special kinds, or other views of
 buffers: reducers (T.alloc_reducer, T.reducer_init / update,
 T.finalize_reducer), views of global tensors (T.reshape, T.view), variables
-(T.alloc_var), global workspaces (T.alloc_global) and the region tests
-T.any_of / T.all_of.
+(T.alloc_var), global workspaces (T.alloc_global), tensors at an address
+(T.make_tensor of a T.ptr) and the region tests T.any_of / T.all_of.
 
 Part of the Translator (parser.py), which mixes these classes in."""
 
@@ -330,6 +330,52 @@ class BufferOpsMixin:
         name = self._target_name(node) or "workspace"
         buf = Buffer(self.b.fresh(name), list(shape), dt, "global", name)
         self.workspaces.append((buf, self.loc(node)))
+        return buf
+
+    def call_make_tensor(self, node):
+        """TileLang's T.make_tensor(ptr, shape, dtype): the row-major global
+        tensor at the address `ptr` (a T.ptr parameter, or an element of a
+        T.Tensor(..., T.ptr) table of addresses). Sizes may be kernel
+        values. Made outside T.Kernel, the tensor is made at the start of
+        the next kernel's body (a tensor lives in the kernel here)."""
+        a = self._args(node, ["ptr", "shape", "dtype", "strides"],
+                       {"dtype": "float32", "strides": None})
+        ptr = a["ptr"]
+        if isinstance(ptr, Access) and ptr.is_element:
+            ptr = self.load(ptr, node)
+        if not isinstance(ptr, Value) or ptr.type != "i64":
+            raise self.error("T.make_tensor needs an address: a T.ptr parameter or an element "
+                             f"of a T.Tensor(..., T.ptr) table, got {ptr!r}", node)
+        shape = a["shape"]
+        shape = list(shape) if isinstance(shape, (tuple, list)) else [shape]
+        dt = self.dtype(a["dtype"], node)
+        sizes = []
+        for d in shape:
+            if isinstance(d, bool) or (isinstance(d, int) and d <= 0):
+                raise self.error(f"T.make_tensor shapes take positive sizes, got {d!r}", node)
+            sizes.append(d if isinstance(d, int) else
+                         self.convert(self.value(d, node, "index"), "index", node))
+        strides = a["strides"]
+        if strides is not None:
+            static = [d if isinstance(d, int) else None for d in shape]
+            expect, run = [], 1
+            for d in reversed(static):
+                expect.insert(0, run)
+                run = run * d if run is not None and d is not None else None
+            if list(strides) != expect:
+                raise self.error(f"T.make_tensor with strides {tuple(strides)!r}: tensors at an "
+                                 "address are row-major here (strides "
+                                 f"{tuple(expect)!r}); other strides are not supported", node)
+        name = self._target_name(node) or "tensor"
+        buf = Buffer(self.b.fresh(name), sizes, dt, "global", name)
+        dyn = [d.ssa for d in sizes if isinstance(d, Value)]
+        text = (f"{buf.ssa} = tile.make_tensor {ptr.ssa}"
+                f"{'(' + ', '.join(dyn) + ')' if dyn else ''} : {buf.memref_type()}")
+        loc = self.loc(node)
+        if self.kernel is None:
+            self.pending_tensors.append((text, loc))
+        else:
+            self.b.emit(text, loc)
         return buf
 
 

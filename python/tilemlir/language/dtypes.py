@@ -124,9 +124,13 @@ boolean = _d("bool", "i1", 1, "bool")
 # torch's float4_e2m1fn_x2): tensors of it are byte tensors whose innermost
 # extent is half the logical one.
 float4_e2m1fn = _d("float4_e2m1fn", "f4E2M1FN", 4, "float")
+# TileLang's T.ptr: a device address, held as a 64-bit integer (a T.ptr
+# parameter takes a tensor or its data_ptr(); a T.Tensor(..., T.ptr) is a
+# table of them, an int64 tensor on the host). T.make_tensor reads it.
+ptr = _d("ptr", "i64", 64, "int")
 
 ALL = [float16, bfloat16, float32, float64, float8_e4m3, float8_e5m2, int8, int16,
-       int32, int64, uint8, uint16, uint32, uint64, boolean, float4_e2m1fn]
+       int32, int64, uint8, uint16, uint32, uint64, boolean, float4_e2m1fn, ptr]
 
 # TileLang names that exist here as dtypes (T.dtype(...), .bits, .as_torch())
 # but that kernels cannot hold in buffers and tensors yet.
@@ -309,6 +313,8 @@ def _numpy_dtype(d):
         return np.dtype(ml_dtypes.float8_e5m2)
     if d == boolean:
         return np.dtype(np.bool_)
+    if d == ptr:
+        return np.dtype(np.int64)
     if d.packed:
         # Host arrays of packed elements hold their bytes.
         return np.dtype(np.uint8)

@@ -131,6 +131,8 @@ class CurrentTranslator(Translator):
             meta.append({"name": name, "kind": "tensor", "dtype": buf.dtype.name,
                          "shape": [T.shape_entry(d) for d in spec.shape],
                          "written": name in self.written or name in self.outputs})
+            if spec.strides is not None:
+                meta[-1]["strides"] = T.stride_entries(spec)
         return meta
 
     def lookup(self, name, node):
@@ -149,7 +151,15 @@ class CurrentTranslator(Translator):
         if self.kernel is not None:
             raise self.error(f"annotate tensor parameter '{name}' before `with T.Kernel`", node)
         self.check_packed_extent(spec.dtype, spec.shape, f"tensor parameter '{name}'", node)
-        buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name)
+        strides = None
+        if spec.strides is not None:
+            strides = [s if isinstance(s, int) else None for s in spec.strides]
+            if not self.probing and any(not isinstance(s, (int, T.DynamicDim))
+                                        for s in spec.strides):
+                raise self.error(f"the strides of tensor parameter '{name}' are "
+                                 f"{spec.strides!r}; strides are integers or T.dynamic dims",
+                                 node)
+        buf = Buffer(f"%{name}", spec.shape, spec.dtype, "global", name, strides)
         if not self.probing:
             for d, dim in enumerate(spec.shape):
                 if isinstance(dim, ConstPlaceholder) or not isinstance(dim, (int, T.DynamicDim)):
@@ -306,10 +316,6 @@ class CurrentTranslator(Translator):
                 buf.shape[d] = self.dyn_value(dim, node)
         self.outputs[name] = (spec, buf, node)
         return buf
-
-    def call_StridedTensor(self, node):
-        raise self.error("T.StridedTensor (a tensor with explicit strides) is not supported "
-                         "yet; annotate a contiguous T.Tensor(shape, dtype)", node)
 
 
 def _function_def(fn):

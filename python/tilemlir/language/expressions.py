@@ -157,6 +157,9 @@ class ExpressionsMixin:
                     items.append(("slice", lo, hi))
                 else:
                     x = self.expr(it)
+                    if isinstance(x, tuple) and x[:1] == ("slice",):
+                        items.append(x)  # a T.Ramp of consecutive elements
+                        continue
                     # As in Python, A[idx] with idx = (i, j) is A[i, j].
                     items.extend(x if isinstance(x, tuple) and len(items_nodes) == 1 else [x])
             for i in items:
@@ -170,6 +173,11 @@ class ExpressionsMixin:
         if isinstance(base, (Value, Access)):
             raise self.error("only buffers can be indexed", node)
         key = self.expr(sl)
+        if base is T.StridedTensor:
+            try:
+                return base.spec_of_key(key)
+            except TypeError as e:
+                raise self.error(str(e), node) from None
         try:
             return base[key]
         except Exception as e:  # noqa: BLE001
@@ -305,7 +313,8 @@ class ExpressionsMixin:
                     lin = lb.scale(la.constant()) if la.constant() is not None else la.scale(lb.constant())
         sym = None
         pyop = {"add": "+", "sub": "-", "mul": "*", "div": "//", "floordiv": "//"}.get(name)
-        if t == "index" and pyop and va.sym is not None and vb.sym is not None:
+        if (t == "index" or t in _INT_TYPES[1:]) and pyop and va.sym is not None and \
+                vb.sym is not None:
             sym = f"({va.sym} {pyop} {vb.sym})"
         return Value(ssa, t, lin, sym)
 
@@ -457,6 +466,11 @@ class ExpressionsMixin:
             return total
         if fn is builtins.abs and any(isinstance(a, kernel) for a in args):
             return self.unary_math("abs", args[0], node)
+        if fn is T.StridedTensor:
+            try:
+                return fn.spec(*args, **kwargs)
+            except TypeError as e:
+                raise self.error(str(e), node) from None
         if isinstance(fn, dtypes.DType):
             if len(args) != 1:
                 raise self.error(f"{fn!r}(x) takes one value", node)

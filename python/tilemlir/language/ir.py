@@ -149,12 +149,15 @@ class Buffer:
     reducer_seed = None
     is_var = False  # T.alloc_var: its name reads and assigns element 0
 
-    def __init__(self, ssa, shape, dtype, scope, name):
+    def __init__(self, ssa, shape, dtype, scope, name, strides=None):
         self.ssa = ssa
         self.shape = list(shape)  # ints, or Values for dynamic dims
         self.dtype = dtypes.as_dtype(dtype)
         self.scope = scope
         self.name = name
+        # A T.StridedTensor's strides (ints, None where dynamic); None for
+        # row-major buffers.
+        self.strides = strides
 
     @property
     def ndim(self):
@@ -167,6 +170,8 @@ class Buffer:
         dims = "x".join(str(d) if isinstance(d, int) else "?" for d in self.shape)
         space = "" if self.scope == "global" else f", #tile.scope<{self.scope}>"
         body = f"{dims}x{self.dtype.mlir}" if dims else self.dtype.mlir
+        if self.strides is not None:
+            body += f", strided<[{', '.join('?' if s is None else str(s) for s in self.strides)}]>"
         return f"memref<{body}{space}>"
 
     def __repr__(self):

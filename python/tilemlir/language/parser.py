@@ -14,8 +14,11 @@ import inspect
 from .. import language as T
 from ..errors import TileCompileError
 from . import dtypes
+from .atomic_ops import AtomicOpsMixin
 from .barrier_ops import BarrierOpsMixin
 from .buffer_ops import BufferOpsMixin
+from .cluster_ops import ClusterOpsMixin
+from .copy_forms import CopyFormsMixin
 from .expressions import ExpressionsMixin
 from .frame import Frame, Scope
 from .ir import Access, Buffer, IRBuilder, LinExpr, TypedConstant, Value, float_literal, int_literal
@@ -27,8 +30,21 @@ from .tile_ops import TileOpsMixin
 from .vector_ops import VectorOpsMixin
 
 
-class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin, ScalarOpsMixin,
-                 ThreadOpsMixin, VectorOpsMixin, BarrierOpsMixin):
+def _static_strides(spec):
+    """A tensor parameter's strides for its memref type (None entries
+    dynamic), or None for a row-major tensor."""
+    if spec.strides is None:
+        return None
+    return [s if isinstance(s, int) else None for s in spec.strides]
+
+
+# The integer types whose values keep `sym` (index values always do).
+_INT_SYMS = ("i8", "i16", "i32", "i64")
+
+
+class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin, AtomicOpsMixin,
+                 BufferOpsMixin, ScalarOpsMixin, ThreadOpsMixin, ClusterOpsMixin, VectorOpsMixin,
+                 BarrierOpsMixin):
     """Reads one prim_func. This file holds its state, errors, scoping,
     constants, conversions and element access; statements.py, expressions.py,
     tile_ops.py and scalar_ops.py hold the rest."""
@@ -47,6 +63,9 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
         self.macro_depth = 0
         self.written = set()  # names of the tensor parameters the kernel writes
         self.workspaces = []  # (Buffer, loc) of each T.alloc_global
+        # (op text, loc) of T.make_tensor calls made before T.Kernel: emitted
+        # at the start of the next kernel's body.
+        self.pending_tensors = []
 
     # ------------------------------------------------------------------ errors
 
@@ -112,11 +131,14 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
                 self.check_packed_extent(ann.dtype, ann.shape, f"tensor parameter '{name}'",
                                          arg_node(name))
                 buf = Buffer(f"%{name}", [d if isinstance(d, int) else None for d in ann.shape],
-                             ann.dtype, "global", name)
+                             ann.dtype, "global", name, _static_strides(ann))
                 params.append(("tensor", name, ann, buf))
             elif isinstance(ann, (dtypes.DType, str)):
                 dt = self.dtype(ann, self.func_def)
-                params.append(("scalar", name, dt, Value(f"%{name}", dt.mlir if dt.mlir != "i64" else "i64")))
+                # An integer scalar is known to the launcher by its name: grid
+                # extents may be computed from it (T.ceildiv(max_len, 64)).
+                sym = name if dt.kind in ("int", "uint") and dt.name != "ptr" else None
+                params.append(("scalar", name, dt, Value(f"%{name}", dt.mlir, sym=sym)))
             else:
                 raise self.error(f"unsupported annotation {ann!r} of kernel parameter '{name}'")
         self.params = params
@@ -203,8 +225,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
         return self._derived_dim(v, node) if isinstance(v, tuple) else v
 
     def _param_type(self, spec):
-        dims = "x".join("?" if isinstance(d, T.DynamicDim) else str(d) for d in spec.shape)
-        return f"memref<{dims}x{spec.dtype.mlir}>" if dims else f"memref<{spec.dtype.mlir}>"
+        return Buffer(None, [d if isinstance(d, int) else None for d in spec.shape], spec.dtype,
+                      "global", None, _static_strides(spec)).memref_type()
 
     # --------------------------------------------------------------- scoping
 
@@ -276,7 +298,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
         if type != "i1":
             text += f" : {type}"
         self.b.emit(f"{ssa} = {text}", self.loc(node))
-        return Value(ssa, type)
+        sym = str(int(v)) if type in _INT_SYMS else None
+        return Value(ssa, type, sym=sym)
 
     def _size(self, x, what, node, lo=1, hi=1 << 63):
         """`x` as a compile-time integer in [lo, hi) (a size, count or
@@ -339,7 +362,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, BufferOpsMixin
                 v = self.convert(v, "i64", node)
                 return self.convert(v, to, node)
             self.b.emit(f"{ssa} = arith.index_cast {v.ssa} : {frm} to {to}", loc)
-            return Value(ssa, to, v.lin)
+            return Value(ssa, to, v.lin, v.sym)
         if _is_float(frm) and _is_float(to):
             fw, tw = _float_bits(frm), _float_bits(to)
             if fw == tw:

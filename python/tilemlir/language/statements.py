@@ -80,7 +80,9 @@ class StatementsMixin:
             if var is not None and not isinstance(value, Buffer):
                 self.store(Access(var, [0], node), value, node)  # x = ... of a T.alloc_var
                 return
-            if isinstance(value, Access):
+            # `x = A[i, j]` reads the element; `r = A[0:2]` names the region
+            # (TileLang's let-bound buffer region), for a later T.* call.
+            if isinstance(value, Access) and value.is_element:
                 value = self.load(value, node)
             self.bind(target.id, value, node)
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -144,7 +146,7 @@ class StatementsMixin:
         item = node.items[0]
         call = item.context_expr
         fn = self.expr(call.func) if isinstance(call, ast.Call) else None
-        if fn is not T.Kernel:
+        if fn is not T.Kernel and fn is not T.ClusterKernel:
             raise self.error("only `with T.Kernel(...) as ...:` is supported", node)
         if self.kernel is not None:
             raise self.error("T.Kernel cannot be nested", node)
@@ -152,6 +154,9 @@ class StatementsMixin:
         kwargs = {k.arg: self.expr(k.value) for k in call.keywords}
         threads = kwargs_threads = kwargs.pop("threads", 128)
         cluster = kwargs.pop("cluster_dims", kwargs.pop("cluster", None))
+        if fn is T.ClusterKernel and cluster is None:
+            raise self.error("T.ClusterKernel needs cluster_dims= (the blocks of a cluster, "
+                             "e.g. (2, 1, 1))", call)
         kwargs.pop("prelude", None)
         if kwargs:
             raise self.error(f"unknown T.Kernel argument(s): {', '.join(kwargs)}", call)
@@ -196,6 +201,8 @@ class StatementsMixin:
             head += f" cluster({', '.join(str(c) for c in cl)})"
         self.b.open(head)
         self.push("kernel")
+        for text, loc in self.pending_tensors:
+            self.b.emit(text, loc)
         values = [Value(s, "index") for s in ssas]
         self.kernel = (values, [int(e) if e.isdigit() else Value(e, "index") for e in extents])
         var = item.optional_vars

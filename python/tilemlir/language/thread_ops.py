@@ -10,6 +10,8 @@ block on one host thread, reports them at the user's line. Bit scans
 
 Part of the Translator (parser.py), which mixes these classes in."""
 
+import ast
+
 from .ir import Access, TypedConstant, Value
 from .scalars import INT_TYPES as _INT_TYPES, is_float as _is_float
 
@@ -75,13 +77,42 @@ class ThreadOpsMixin:
         blocks = self.kernel[0]
         return [blocks[d] if d < len(blocks) else self.const_index(0, node) for d in range(3)]
 
+    def _warp_size_arg(self, a, node):
+        """The warp_size argument of the T.get_*_idx calls: the NVIDIA warp
+        (32) unless given."""
+        ws = a["warp_size"]
+        return _WARP if ws is None else self._size(ws, "warp_size", node)
+
     def call_get_lane_idx(self, node):
-        self._args(node, [])
-        return self._index_op("rem", self._thread_index(0, node), _WARP, node)
+        a = self._args(node, ["warp_size"], {"warp_size": None})
+        ws = self._warp_size_arg(a, node)
+        return self._index_op("rem", self._thread_index(0, node), ws, node)
 
     def call_get_warp_idx(self, node):
-        self._args(node, [])
-        return self._index_op("floordiv", self._thread_index(0, node), _WARP, node)
+        a = self._args(node, ["warp_size"], {"warp_size": None})
+        ws = self._warp_size_arg(a, node)
+        return self._index_op("floordiv", self._thread_index(0, node), ws, node)
+
+    # The same value: every lane of a warp computes it from its thread index.
+    call_get_warp_idx_sync = call_get_warp_idx
+
+    def call_get_warp_group_idx(self, node):
+        """The thread's warp group: warps_per_group (4) warps of warp_size."""
+        a = self._args(node, ["warp_size", "warps_per_group"],
+                       {"warp_size": None, "warps_per_group": None})
+        ws = self._warp_size_arg(a, node)
+        per = 4 if a["warps_per_group"] is None else \
+            self._size(a["warps_per_group"], "warps_per_group", node)
+        return self._index_op("floordiv", self._thread_index(0, node), ws * per, node)
+
+    def call_shuffle_elect(self, node):
+        """T.shuffle_elect(extent): true on one thread, the first, of each
+        group of `extent` consecutive threads (of the block for 0)."""
+        a = self._args(node, ["thread_extent"])
+        extent = self._size(a["thread_extent"], "thread_extent", node, lo=0)
+        tx = self._thread_index(0, node)
+        lane = tx if extent == 0 else self._index_op("rem", tx, extent, node)
+        return self.compare(ast.Eq(), lane, 0, node)
 
     # ----------------------------------------------------------- barriers
 

@@ -1,5 +1,5 @@
 """The T. calls that work on buffers and regions: allocations, copies, gemm,
-fills, reductions, atomics, layout annotations and block swizzles.
+fills, reductions, layout annotations and block swizzles.
 
 Part of the Translator (parser.py), which mixes these classes in."""
 
@@ -155,10 +155,35 @@ class TileOpsMixin:
                 parts.append(self.convert(self.value(o, node, "index"), "index", node).ssa)
         return "[" + ", ".join(parts) + "]"
 
+    # T.copy's prefer_instruction (also given as annotations=): "tma" and
+    # "auto" leave the choice to the compiler (TMA where it can), the others
+    # ask for copies by the threads.
+    _COPY_INSTRUCTIONS = ("auto", "tma", "sync", "simt", "cp_async", "async")
+
     def call_copy(self, node):
         a = self._args(node, ["src", "dst"], {"coalesced_width": None, "disable_tma": False,
-                                              "eviction_policy": None, "pad_value": None})
+                                              "eviction_policy": None, "pad_value": None,
+                                              "annotations": None, "loop_layout": None,
+                                              "prefer_instruction": None})
+        prefer = self._copy_annotations(a, node)
+        if prefer not in (None, "auto", "tma"):
+            a["disable_tma"] = True
         self._copy(a, node)
+
+    def _copy_annotations(self, a, node):
+        """The prefer_instruction of a T.copy / T.async_copy, given as an
+        argument or in annotations= (whose other keys, hints to TileLang's
+        own passes, change nothing here)."""
+        ann = a["annotations"]
+        if ann is not None and not isinstance(ann, dict):
+            raise self.error(f"annotations must be a dict, got {ann!r}", node)
+        prefer = a.get("prefer_instruction")
+        if prefer is None and ann:
+            prefer = ann.get("prefer_instruction")
+        if prefer is not None and prefer not in self._COPY_INSTRUCTIONS:
+            raise self.error(f"unknown prefer_instruction {prefer!r} (expected one of "
+                             f"{', '.join(map(repr, self._COPY_INSTRUCTIONS))})", node)
+        return prefer
 
     def _copy(self, a, node):
         """A T.copy of the bound arguments `a` (src, dst, pad_value,
@@ -293,7 +318,8 @@ class TileOpsMixin:
         self.b.emit(f"tile.fill {buf.ssa}, {v.ssa} : {buf.memref_type()}, {v.type}", self.loc(node))
 
     def _reduce(self, node, kind):
-        a = self._args(node, ["buffer", "out", "dim", "clear"], {"dim": -1, "clear": True})
+        a = self._args(node, ["buffer", "out", "dim", "clear"],
+                       {"dim": -1, "clear": True, "nan_propagate": False})
         src = self._buffer_arg(a["buffer"], node, "the reduced buffer")
         dst = self._buffer_arg(a["out"], node, "the output buffer")
         self._writes(dst)
@@ -303,7 +329,15 @@ class TileOpsMixin:
                              node)
         dim %= src.ndim
         self._flag(a["clear"], "clear", node)
-        clear = "" if a["clear"] else " {clear = false}"
+        # nan_propagate (max / min / absmax): any NaN makes the result NaN;
+        # without it NaNs are skipped, as in TileLang.
+        attrs = [] if a["clear"] else ["clear = false"]
+        if self._flag(a["nan_propagate"], "nan_propagate", node):
+            if kind not in ("max", "min", "absmax"):
+                raise self.error(f"nan_propagate applies to T.reduce_max / min / absmax, not "
+                                 f"T.reduce_{kind}", node)
+            attrs.append("nan_propagate")
+        clear = f" {{{', '.join(attrs)}}}" if attrs else ""
         if src.dtype != dst.dtype:
             src = self._widened_source(src, dst, node)
         self.b.emit(f"tile.reduce {kind} {src.ssa} into {dst.ssa} dim = {dim}{clear} : "
@@ -344,6 +378,20 @@ class TileOpsMixin:
     def call_reduce_absmax(self, node):
         self._reduce(node, "absmax")
 
+    def _onchip_region(self, x, what, role, node):
+        """(buffer, offsets, sizes) of the `role` argument of T.<what>, which
+        takes an on-chip buffer or a region of one (slices)."""
+        if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
+            raise self.error(f"{what}'s {role} must be a buffer or a region of one "
+                             f"(slices), got {x!r}", node)
+        buf, offsets, sizes = self._region(x, node)
+        if offsets is None:
+            offsets, sizes = [0] * buf.ndim, list(buf.shape)
+        if buf.scope == "global":
+            raise self.error(f"{what} of the global tensor '{buf.name}': it works on shared, "
+                             "fragment or local buffers (copy the tile in first)", node)
+        return buf, offsets, sizes
+
     def _scan(self, node, kind, what):
         """T.cumsum / T.cummax: an inclusive scan of a buffer or region
         along `dim`, into `dst` (in place without one)."""
@@ -351,21 +399,9 @@ class TileOpsMixin:
                        {"dst": None, "dim": 0, "reverse": False, "annotations": None})
         self._flag(a["reverse"], "reverse", node)
 
-        def side(x, role):
-            if not isinstance(x, (Buffer, Access)) or (isinstance(x, Access) and x.is_element):
-                raise self.error(f"{what}'s {role} must be a buffer or a region of one "
-                                 f"(slices), got {x!r}", node)
-            buf, offsets, sizes = self._region(x, node)
-            if offsets is None:
-                offsets, sizes = [0] * buf.ndim, list(buf.shape)
-            if buf.scope == "global":
-                raise self.error(f"{what} of the global tensor '{buf.name}': scans run on "
-                                 "shared, fragment or local buffers (copy the tile in first)",
-                                 node)
-            return buf, offsets, sizes
-
-        sbuf, soff, ssz = side(a["src"], "src")
-        dbuf, doff, dsz = side(a["src"] if a["dst"] is None else a["dst"], "dst")
+        sbuf, soff, ssz = self._onchip_region(a["src"], what, "src", node)
+        dbuf, doff, dsz = self._onchip_region(a["src"] if a["dst"] is None else a["dst"], what,
+                                              "dst", node)
         if ssz != dsz:
             raise self.error(f"{what} from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
                              f"into a {'x'.join(map(str, dsz))} region of '{dbuf.name}': dst "
@@ -386,111 +422,6 @@ class TileOpsMixin:
 
     def call_cummax(self, node):
         self._scan(node, "max", "T.cummax")
-
-    def _atomic(self, node, kind):
-        # use_tma (TileLang's bulk reduction of a shared tile on sm_90):
-        # a hint; the elements are added atomically either way.
-        extra = {"use_tma": False} if kind == "add" else {}
-        a = self._args(node, ["dst", "value"], {"memory_order": None, **extra})
-        if "use_tma" in extra:
-            self._flag(a["use_tma"], "use_tma", node)
-        dst, value = a["dst"], a["value"]
-        if isinstance(dst, Buffer):
-            buf, offsets, sizes = dst, [0] * dst.ndim, list(dst.shape)
-        elif isinstance(dst, Access):
-            buf, offsets, sizes = self._region(dst, node)
-        else:
-            raise self.error("T.atomic_* needs a buffer element or region as destination", node)
-        self._writes(buf)
-        region = ""
-        if isinstance(value, Buffer):
-            # A tile: its shape is the region's (unit dims aside).
-            if sizes is not None and [d for d in sizes if d != 1] != \
-                    [d for d in value.shape if d != 1]:
-                raise self.error(f"T.atomic_{kind} of the {'x'.join(map(str, value.shape))} "
-                                 f"tile '{value.name}' into a region of '{buf.name}' of shape "
-                                 f"{'x'.join(map(str, sizes))}: the shapes must match", node)
-            if sizes is not None and value.ndim != buf.ndim:
-                self._atomic_elementwise(kind, buf, offsets, sizes, value, node)
-                return
-            vtext, vtype = value.ssa, value.memref_type()
-        else:
-            # A scalar into an element, or into every element of a region or
-            # a whole buffer.
-            if sizes is not None:
-                if any(not isinstance(d, int) for d in sizes):
-                    raise self.error(f"'{buf.name}' has dynamic dimensions: give the region "
-                                     f"that T.atomic_{kind} updates as slices", node)
-                region = f" sizes [{', '.join(map(str, sizes))}]"
-            v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
-            vtext, vtype = v.ssa, v.type
-        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(offsets, node)}{region}, "
-                    f"{vtext} : {buf.memref_type()}, {vtype}", self.loc(node))
-
-    def _atomic_elementwise(self, kind, buf, offsets, sizes, tile, node):
-        """A tile of lower rank than the target into a region with unit dims
-        (T.atomic_add(dV[b, i:i+64, h, :], dv_shared)): one element atomic
-        per element, as `for i, j in T.Parallel(...)` would write it (the
-        tile op takes a tile of the target's rank)."""
-        ivs = [self.b.fresh("i") for _ in tile.shape]
-        self.b.open(f"tile.parallel ({', '.join(ivs)}) in "
-                    f"({', '.join(map(str, tile.shape))})")
-        spans = iter(Value(iv, "index") for iv, d in zip(ivs, tile.shape) if d != 1)
-        idx = [o if size == 1 else self.binop(ast.Add(), o, next(spans), node)
-               for o, size in zip(offsets, sizes)]
-        v = self.b.fresh(tile.name)
-        self.b.emit(f"{v} = memref.load {tile.ssa}[{', '.join(ivs)}] : {tile.memref_type()}",
-                    self.loc(node))
-        v = self.convert(Value(v, tile.dtype.mlir), buf.dtype.mlir, node)
-        self.b.emit(f"tile.atomic_{kind} {buf.ssa}{self._offsets_text(idx, node)}, {v.ssa} : "
-                    f"{buf.memref_type()}, {v.type}", self.loc(node))
-        self.b.close(self.loc(node))
-
-    def call_atomic_add(self, node):
-        self._atomic(node, "add")
-
-    def _atomic_add_lanes(self, node, lanes):
-        """T.atomic_addx2 / x4 (dst, value): `lanes` consecutive elements
-        along the last dimension, from dst's and value's element on (or
-        their regions of that extent), each added atomically."""
-        a = self._args(node, ["dst", "value", "return_prev"],
-                       {"return_prev": False, "memory_order": None})
-        if a["return_prev"] is not False:
-            raise self.error(f"T.atomic_addx{lanes}(..., return_prev=True) is not supported yet",
-                             node)
-        starts = []
-        for what in ("dst", "value"):
-            x = a[what]
-            if not isinstance(x, Access):
-                raise self.error(f"T.atomic_addx{lanes} needs buffer elements or regions, got "
-                                 f"{x!r} as {what}", node)
-            buf, offsets, sizes = self._region(x, node)
-            if sizes is not None and (sizes[-1] != lanes or any(d != 1 for d in sizes[:-1])):
-                raise self.error(f"T.atomic_addx{lanes}: the {what} region of '{buf.name}' must "
-                                 f"be {lanes} elements along its last dimension, got "
-                                 f"{'x'.join(map(str, sizes))}", node)
-            starts.append((buf, offsets))
-        (dbuf, doff), (vbuf, voff) = starts
-        self._writes(dbuf)
-        for k in range(lanes):
-            def at(offsets):
-                return offsets[:-1] + [self.binop(ast.Add(), offsets[-1], k, node)]
-            v = self.load(Access(vbuf, at(voff), node), node)
-            v = self.convert(v, dbuf.dtype.mlir, node)
-            self.b.emit(f"tile.atomic_add {dbuf.ssa}{self._offsets_text(at(doff), node)}, "
-                        f"{v.ssa} : {dbuf.memref_type()}, {v.type}", self.loc(node))
-
-    def call_atomic_addx2(self, node):
-        self._atomic_add_lanes(node, 2)
-
-    def call_atomic_addx4(self, node):
-        self._atomic_add_lanes(node, 4)
-
-    def call_atomic_max(self, node):
-        self._atomic(node, "max")
-
-    def call_atomic_min(self, node):
-        self._atomic(node, "min")
 
     def call_annotate_layout(self, node):
         a = self._args(node, ["layout_map"])

@@ -12,6 +12,7 @@ a store writes nothing.
 
 Part of the Translator (parser.py), which mixes these classes in."""
 
+import ast
 import re
 
 from . import dtypes
@@ -30,6 +31,17 @@ def _type_bits(t):
 
 
 class VectorOpsMixin:
+    def call_Ramp(self, node):
+        """TVM's T.Ramp(base, stride, lanes) as an index: with stride 1 the
+        `lanes` consecutive elements from base, the slice base:base + lanes
+        (A[T.Ramp(i, 1, 4)] is A[i:i + 4])."""
+        a = self._args(node, ["base", "stride", "lanes"])
+        lanes = self._size(a["lanes"], "T.Ramp's lanes", node)
+        if a["stride"] != 1:
+            raise self.error(f"T.Ramp with stride {a['stride']!r} as an index: only "
+                             "consecutive elements (stride 1) are supported", node)
+        return ("slice", a["base"], self.binop(ast.Add(), a["base"], lanes, node))
+
     def _words_at(self, x, bits, what, scope, node):
         """(buffer, index Values, element count) of the `bits` bits that
         T.<what> moves at `x`."""

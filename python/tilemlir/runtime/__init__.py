@@ -51,6 +51,38 @@ def check_written(params, spans):
                                  "a separate array")
 
 
+def check_strides(name, want, shape, got, dims):
+    """Checks the strides `got` (in elements) of T.StridedTensor argument
+    `name` against its bundle strides `want` (ints and dynamic names, bound
+    in `dims`); the stride of a dimension of size 1 is not looked at."""
+    if got is None or len(got) != len(want):
+        raise ValueError(f"argument '{name}' must have strides {tuple(want)} (in elements), "
+                         f"got {got}")
+    for k, (w, g, size) in enumerate(zip(want, got, shape)):
+        if size == 1:
+            continue
+        if isinstance(w, int):
+            if w != g:
+                raise ValueError(f"argument '{name}' must have strides {tuple(want)} (in "
+                                 f"elements), got {tuple(got)} (dim {k})")
+        elif dims.setdefault(w, g) != g:
+            raise ValueError(f"dynamic stride '{w}' is {dims[w]} elsewhere but {g} in "
+                             f"argument '{name}'")
+
+
+def span_elements(shape, strides):
+    """How many elements from a tensor's first one its memory spans (its
+    strides in elements; None: row-major)."""
+    if 0 in shape:
+        return 0
+    if strides is None:
+        n = 1
+        for size in shape:
+            n *= size
+        return n
+    return 1 + sum((size - 1) * abs(st) for size, st in zip(shape, strides))
+
+
 # A tensor's shape entry in a bundle: an int, the name of a dynamic
 # dimension, or {"var": name, "mul": a, "add": b}, the size a * name + b (a
 # shape written with arithmetic on a dynamic dimension, T.Tensor((n * 4 + 1,))).

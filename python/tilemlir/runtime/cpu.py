@@ -5,7 +5,8 @@ import ctypes
 import numpy as np
 
 from ..language.dtypes import as_dtype
-from . import PACKED_DTYPES, PACKED_STORAGE, check_shape, check_written, torch_read_only
+from . import (PACKED_DTYPES, PACKED_STORAGE, check_shape, check_strides, check_written,
+               span_elements, torch_read_only)
 
 
 class _HostTensor:
@@ -35,10 +36,8 @@ class _HostTensor:
             st == w for size, st, w in zip(self.shape, self.strides, reversed(want)) if size != 1)
 
     def span(self):
-        """(start, end, why read-only) of its memory (contiguous)."""
-        n = 1
-        for size in self.shape:
-            n *= size
+        """(start, end, why read-only) of its memory."""
+        n = span_elements(self.shape, None if self.contiguous else self.strides)
         return self.ptr, self.ptr + n * self.itemsize, self.read_only
 
 
@@ -136,7 +135,9 @@ class CpuKernel:
                                     f"pass a uint8 or int8 array of the bytes, got {t.dtype}")
                 raise TypeError(f"argument '{name}' must have dtype {want.name}, got {t.dtype}")
             check_shape(name, p["shape"], t.shape, dims, want.name)
-            if not t.contiguous:
+            if "strides" in p:
+                check_strides(name, p["strides"], t.shape, t.strides, dims)
+            elif not t.contiguous:
                 raise ValueError(f"argument '{name}' must be C-contiguous "
                                  "(use np.ascontiguousarray, or .contiguous() on a torch tensor)")
             tensors[i] = t

@@ -790,7 +790,7 @@ class CudaKernel(BundleKernel):
 
     def _launch_checked(self, args, stream, key):
         values, dims = self._collect(args)
-        grid = self.grid_dims(dims)
+        grid = self.grid_dims(dims, values)
         if self.cluster is not None:
             for axis, g, c in zip("xyz", grid, self.cluster):
                 if g % c:

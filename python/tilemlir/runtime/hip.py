@@ -245,7 +245,7 @@ class HipKernel(BundleKernel):
     def launch(self, args, stream=None):
         """Checks the arguments, then launches the kernel (asynchronously)."""
         values, dims = self._collect(args)
-        grid = self.grid_dims(dims)
+        grid = self.grid_dims(dims, values)
         if 0 in grid:
             return      # nothing to do (a launch with an empty grid is an error)
         drv = self.driver

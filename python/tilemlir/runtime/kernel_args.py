@@ -14,7 +14,8 @@ import struct
 import sys
 import threading
 
-from . import PACKED_STORAGE, check_shape, check_written, dynamic_names, torch_read_only
+from . import (PACKED_STORAGE, check_shape, check_strides, check_written, dynamic_names,
+               span_elements, torch_read_only)
 
 # --- Data types -------------------------------------------------------------------------------
 
@@ -84,6 +85,8 @@ _BY_NAME.update({
     "i16": _BY_NAME["int16"], "i32": _BY_NAME["int32"], "i64": _BY_NAME["int64"],
     "index": _BY_NAME["int64"], "i1": _BY_NAME["bool"], "boolean": _BY_NAME["bool"],
     "ui8": _BY_NAME["uint8"], "u8": _BY_NAME["uint8"],
+    # TileLang's T.ptr: an address, passed as a 64-bit integer.
+    "ptr": _BY_NAME["int64"],
 })
 _BY_CAI = {d.cai: d for d in _DTYPES if d.cai}
 _BY_TORCH = {d.torch: d for d in _DTYPES}
@@ -323,9 +326,7 @@ def _span(t):
     that torch itself would not let an in-place op write (a leaf that
     requires grad while grad mode is on, an inference tensor outside
     inference mode)."""
-    n = 1
-    for s in t.shape:
-        n *= s
+    n = span_elements(t.shape, None if t.contiguous else t.strides)
     obj = t.obj
     why = torch_read_only(obj)
     torch = sys.modules.get("torch")
@@ -406,19 +407,25 @@ class BundleKernel:
             if p["kind"] == "tensor":
                 dyn.update(dynamic_names(p["shape"]))
         self.dynamic_dims = frozenset(dyn)
+        # Integer scalars that grid expressions may name, by parameter index.
+        self._grid_scalars = {i: p["name"] for i, (p, d) in enumerate(zip(self.params,
+                                                                          self._dtypes))
+                              if p["kind"] == "scalar" and d.kind in ("int", "uint")
+                              and p["name"] not in dyn}
         # What _collect checks, by parameter: (name, scalar?, dtype, shape,
         # the shape as a tuple where it is static, else None).
         self._checks = tuple(
             (p["name"], p["kind"] == "scalar", d, p.get("shape"),
              tuple(p["shape"]) if p["kind"] == "tensor" and
-             all(isinstance(x, int) for x in p["shape"]) else None)
+             all(isinstance(x, int) for x in p["shape"]) else None, p.get("strides"))
             for p, d in zip(self.params, self._dtypes))
         self._args = [self._compile_arg(i, a, where) for i, a in enumerate(meta["kernel_args"])]
 
         grid = meta["grid"]
         if not 1 <= len(grid) <= 3:
             raise ValueError(f"{where}: grid must have 1 to 3 entries, got {grid!r}")
-        self._grid = [GridExpr(g, self.dynamic_dims) for g in grid]
+        self._grid = [GridExpr(g, self.dynamic_dims | set(self._grid_scalars.values()))
+                      for g in grid]
         block = [int(b) for b in meta["block"]]
         if not 1 <= len(block) <= 3 or any(b < 1 for b in block):
             raise ValueError(f"{where}: block must be 1 to 3 positive sizes, got {block!r}")
@@ -502,7 +509,7 @@ class BundleKernel:
         dims = {}
         values = []
         device = None
-        for (name, scalar, d, shape, static), a in zip(self._checks, args):
+        for (name, scalar, d, shape, static, strides), a in zip(self._checks, args):
             if a is None:
                 values.append(None)
                 continue
@@ -520,7 +527,9 @@ class BundleKernel:
                 check_shape(name, shape, t.shape, dims, d.name)
             elif static is None or t.shape != static:
                 check_shape(name, shape, t.shape, dims)   # binds dynamic sizes, or says why not
-            if not t.contiguous:
+            if strides is not None:
+                check_strides(name, strides, t.shape, t.strides, dims)
+            elif not t.contiguous:
                 raise ValueError(f"argument '{name}' must be contiguous (use .contiguous())")
             if t.device is not None:
                 if device is None:
@@ -538,8 +547,15 @@ class BundleKernel:
         (None entries are skipped); returns the dynamic dimensions by name."""
         return self._collect(args)[1]
 
-    def grid_dims(self, dims):
-        """The launch grid (x, y, z) for the given dynamic dimensions."""
+    def grid_dims(self, dims, values=None):
+        """The launch grid (x, y, z) for the given dynamic dimensions and,
+        for grids computed from integer scalars, the arguments `values` (as
+        _collect returns them)."""
+        if values is not None and self._grid_scalars:
+            dims = dict(dims)
+            for i, name in self._grid_scalars.items():
+                if values[i] is not None:
+                    dims[name] = int(values[i])
         grid = []
         for g in self._grid:
             v = g(dims)

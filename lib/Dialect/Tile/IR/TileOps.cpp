@@ -1106,6 +1106,24 @@ TILE_ATOMIC_OP_METHODS(AtomicMinOp)
 
 Value ViewOp::getViewSource() { return getSource(); }
 
+LogicalResult MakeTensorOp::verify() {
+  MemRefType type = getType();
+  if (type.getMemorySpace())
+    return emitOpError() << "makes a global tensor (no memory space), got "
+                         << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError() << "makes a row-major tensor, got " << type;
+  Type elt = type.getElementType();
+  if (!elt.isIntOrFloat())
+    return emitOpError() << "elements must be integers or floats, got "
+                         << elt;
+  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError() << "has " << getSizes().size()
+                         << " sizes for the " << type.getNumDynamicDims()
+                         << " dynamic dimensions of " << type;
+  return success();
+}
+
 LogicalResult ViewOp::verify() {
   MemRefType src = getSource().getType(), dst = getResult().getType();
   if (failed(verifyScope(*this, "source", src, {Scope::Shared})) ||

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Conversion/Utils.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 #include "tile/Target/TargetInfo.h"
 
@@ -41,6 +42,7 @@ struct TileLowerOpsPass
       return failure();
     RewritePatternSet patterns(&getContext());
     info.populateLowerOpsPatterns(patterns);
+    populateMakeTensorPatterns(patterns);
     if (failed(applyPatternsGreedily(module, std::move(patterns))))
       return module.emitError() << "tile-lower-ops did not converge";
     // Whatever is left has no lowering on this target (the greedy driver

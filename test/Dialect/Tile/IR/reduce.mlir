@@ -1,7 +1,8 @@
 // RUN: tile-opt %s | tile-opt | FileCheck %s
 // RUN: tile-opt %s --mlir-print-op-generic | tile-opt | FileCheck %s
 
-// Round trips of tile.reduce: every kind, every dimension, scopes, clear.
+// Round trips of tile.reduce: every kind, every dimension, scopes, clear,
+// nan_propagate.
 
 // CHECK-LABEL: func.func @reduce_kinds
 func.func @reduce_kinds() {
@@ -16,6 +17,8 @@ func.func @reduce_kinds() {
     tile.reduce sum %s into %rows dim = 1 : memref<64x32xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
     // CHECK: tile.reduce max %[[S]] into %[[ROWS]] dim = 1 : memref<64x32xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
     tile.reduce max %s into %rows dim = 1 : memref<64x32xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    // CHECK: tile.reduce max %[[S]] into %[[ROWS]] dim = 1 {nan_propagate} : memref<64x32xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
+    tile.reduce max %s into %rows dim = 1 {nan_propagate} : memref<64x32xf32, #tile.scope<fragment>> into memref<64xf32, #tile.scope<fragment>>
     // CHECK: tile.reduce min %[[S]] into %[[COLS]] dim = 0 : memref<64x32xf32, #tile.scope<fragment>> into memref<32xf32, #tile.scope<shared>>
     tile.reduce min %s into %cols dim = 0 : memref<64x32xf32, #tile.scope<fragment>> into memref<32xf32, #tile.scope<shared>>
     // CHECK: tile.reduce abssum %[[S]] into %[[COLS]] dim = 0 : memref<64x32xf32, #tile.scope<fragment>> into memref<32xf32, #tile.scope<shared>>

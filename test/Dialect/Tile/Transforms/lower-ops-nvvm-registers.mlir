@@ -25,11 +25,11 @@
 // CHECK-NOT: nvgpu.ldmatrix
 // The row maximum: the 16 registers of a row register (15 maxima), then
 // lanes xor 1 and 2.
-// CHECK-COUNT-15: arith.maximumf
+// CHECK-COUNT-15: arith.maxnumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
-// CHECK: arith.maximumf
+// CHECK: arith.maxnumf
 // CHECK-COUNT-2: gpu.shuffle
 // CHECK: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f32"
 // CHECK-COUNT-4: gpu.shuffle  xor
@@ -133,7 +133,7 @@ func.func @rows_over_warps(%S: memref<64x64xf16>, %O: memref<64x64xf32>) {
 // CHECK: tile.shared_bytes = 0
 // CHECK-NOT: gpu.barrier
 // CHECK-COUNT-8: vector.load %arg0[%{{.*}}, %{{.*}}] {alignment = 8 : i64} : memref<16x256xf16>, vector<4xf16>
-// CHECK-COUNT-7: arith.maximumf
+// CHECK-COUNT-7: arith.maxnumf
 // CHECK: gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c2_i32, %c32_i32 : f32
 // CHECK: gpu.shuffle  xor %{{.*}}, %c4_i32, %c32_i32 : f32

@@ -351,8 +351,13 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
     target's current contents by the same kind (for `abssum` / `absmax`:
     sum / max). Source and target are fragment, shared or local buffers.
 
+    `max`, `min` and `absmax` of floats skip NaNs (a NaN loses to any
+    number, as CUDA's `fmaxf` / `__hmax` and TileLang's default have it);
+    with `nan_propagate` any NaN makes the result NaN (TileLang's
+    `nan_propagate=True`).
+
     ```mlir
-    tile.reduce max %s into %m dim = 1
+    tile.reduce max %s into %m dim = 1 {nan_propagate}
         : memref<64x64xf32, #tile.scope<fragment>> into
           memref<64xf32, #tile.scope<fragment>>
     ```
@@ -362,7 +367,8 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Tile_InKernel]> {
     Arg<AnyStaticShapeMemRef, "source", [MemRead]>:$source,
     Arg<AnyStaticShapeMemRef, "target", [MemRead, MemWrite]>:$target,
     I64Attr:$dim,
-    DefaultValuedAttr<BoolAttr, "true">:$clear
+    DefaultValuedAttr<BoolAttr, "true">:$clear,
+    UnitAttr:$nan_propagate
   );
   let assemblyFormat = [{
     custom<ReduceKind>($kind) $source `into` $target `dim` `=` $dim attr-dict
@@ -471,6 +477,31 @@ def Tile_ViewOp : Tile_Op<"view", [
   let arguments = (ins AnyStaticShapeMemRef:$source);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_MakeTensorOp : Tile_Op<"make_tensor", [Tile_InKernel, Pure]> {
+  let summary = "A global tensor at a device address";
+  let description = [{
+    The row-major global tensor of the result's shape and element type whose
+    first element is at the byte `address` (an `i64`: a pointer argument, or
+    one loaded from a table of pointers in memory). `sizes` gives the
+    result's dynamic dimensions, in order. TileLang's
+    `T.make_tensor(ptr, shape, dtype)` of a `T.ptr`.
+
+    The tensor is memory like a tensor argument's: element accesses that can
+    leave it are guarded by its sizes. Nothing checks that the address holds
+    such a tensor. `tile-lower-ops` builds the memref's descriptor from the
+    address and the sizes.
+
+    ```mlir
+    %a = tile.make_tensor %p(%m, %k) : memref<?x?xf16>
+    %t = tile.make_tensor %q : memref<256xf32>
+    ```
+  }];
+  let arguments = (ins I64:$address, Variadic<Index>:$sizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$address (`(` $sizes^ `)`)? attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

@@ -1,0 +1,135 @@
+"""T.async_copy (with T.ptx_commit_group / T.ptx_wait_group), T.transpose,
+and T.copy's annotations= / prefer_instruction=, on the cpu target against
+numpy and compiled for sm_90a / sm_80; their mistakes as located errors."""
+
+import inspect
+
+import numpy as np
+import pytest
+from test_errors import assert_located
+
+import tilemlir
+import tilemlir.language as T
+from tilemlir import TileCompileError
+
+THIS_FILE = inspect.getsourcefile(lambda: None)
+
+
+def staged_scale(M, N, bm, bn):
+    @T.prim_func
+    def k(A: T.Tensor((M, N), "float16"), B: T.Tensor((M, N), "float16")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            s = T.alloc_shared((bm, bn), "float16")
+            T.async_copy(A[by * bm, bx * bn], s)
+            T.ptx_commit_group()
+            T.ptx_wait_group(0)
+            for i, j in T.Parallel(bm, bn):
+                s[i, j] = s[i, j] * 3
+            T.copy(s, B[by * bm, bx * bn], annotations={"prefer_instruction": "sync",
+                                                        "other.hint": 1})
+
+    return k
+
+
+def test_async_copy_then_wait(rng):
+    M, N = 40, 72  # not multiples of the 32x64 tile
+    a = rng.standard_normal((M, N)).astype(np.float16)
+    b = np.zeros_like(a)
+    tilemlir.compile(staged_scale(M, N, 32, 64), target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a * np.float16(3))
+
+
+@pytest.mark.parametrize("target", ["cuda -arch=sm_90a", "cuda -arch=sm_80"])
+def test_async_copy_compiles_for_gpus(target):
+    tilemlir.compile(staged_scale(128, 128, 32, 64), target=target)
+
+
+def test_async_copy_only_loads_shared():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=32):
+            s0 = T.alloc_shared((64,), "float32")
+            s1 = T.alloc_shared((64,), "float32")
+            T.copy(A, s0)
+            T.async_copy(s0, s1)  # <shared-to-shared>
+            T.copy(s1, B)
+
+    with pytest.raises(TileCompileError) as e:
+        k.script()
+    assert_located(e, "shared-to-shared", "only copies global memory into a shared buffer",
+                   source=THIS_FILE)
+
+
+def test_unknown_prefer_instruction():
+    @T.prim_func
+    def k(A: T.Tensor((64,), "float32"), B: T.Tensor((64,), "float32")):
+        with T.Kernel(1, threads=32):
+            s = T.alloc_shared((64,), "float32")
+            T.copy(A, s, annotations={"prefer_instruction": "dma"})  # <prefer>
+            T.copy(s, B)
+
+    with pytest.raises(TileCompileError) as e:
+        k.script()
+    assert_located(e, "prefer", "unknown prefer_instruction 'dma'", source=THIS_FILE)
+
+
+def blocked_transpose(M, N, bm, bn):
+    @T.prim_func
+    def k(A: T.Tensor((M, N), "float32"), B: T.Tensor((N, M), "float32")):
+        with T.Kernel(T.ceildiv(N, bn), T.ceildiv(M, bm), threads=128) as (bx, by):
+            t = T.alloc_shared((bm, bn), "float32")
+            tt = T.alloc_shared((bn, bm), "float32")
+            T.copy(A[by * bm:(by + 1) * bm, bx * bn:(bx + 1) * bn], t)
+            T.transpose(t, tt)
+            T.copy(tt, B[bx * bn:(bx + 1) * bn, by * bm:(by + 1) * bm])
+
+    return k
+
+
+def test_transpose(rng):
+    M, N = 50, 36
+    a = rng.standard_normal((M, N)).astype(np.float32)
+    b = np.zeros((N, M), dtype=np.float32)
+    tilemlir.compile(blocked_transpose(M, N, 32, 16), target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a.T)
+    tilemlir.compile(blocked_transpose(128, 128, 64, 32), target="cuda -arch=sm_90a")
+
+
+def test_transpose_of_a_region(rng):
+    """Regions: the lower-left 8x4 corner of a tile into a 4x8 buffer."""
+    @T.prim_func
+    def k(A: T.Tensor((16, 16), "float32"), B: T.Tensor((4, 8), "float32")):
+        with T.Kernel(1, threads=32):
+            t = T.alloc_shared((16, 16), "float32")
+            tt = T.alloc_shared((4, 8), "float32")
+            T.copy(A, t)
+            T.transpose(t[8:16, 0:4], tt)
+            T.copy(tt, B)
+
+    a = rng.standard_normal((16, 16)).astype(np.float32)
+    b = np.zeros((4, 8), dtype=np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a[8:16, 0:4].T)
+
+
+def test_transpose_shapes_must_swap():
+    @T.prim_func
+    def k(A: T.Tensor((16, 8), "float32")):
+        with T.Kernel(1, threads=32):
+            t = T.alloc_shared((16, 8), "float32")
+            tt = T.alloc_shared((16, 8), "float32")
+            T.copy(A, t)
+            T.transpose(t, tt)  # <not-swapped>
+            T.copy(tt, A)
+
+    with pytest.raises(TileCompileError) as e:
+        k.script()
+    assert_located(e, "not-swapped", "last two sizes swapped", source=THIS_FILE)
+
+
+def test_rocm_target_check():
+    """tilelang.rocm.target's check: no HIP runtime on this machine."""
+    from tilemlir.rocm.target import check_hip_availability
+    assert check_hip_availability() in (True, False)
+    import tilemlir.rocm
+    assert tilemlir.rocm.language is T
