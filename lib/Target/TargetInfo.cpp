@@ -5,9 +5,9 @@
 #include "tile/Conversion/TileToCPU/Scan.h"
 #include "tile/Conversion/TileToCPU/TileToCPU.h"
 #include "tile/Conversion/TileToCPU/View.h"
+#include "tile/Conversion/TileToGPU/GpuLowering.h"
 #include "tile/Conversion/TileToGPU/TileToGPU.h"
 #include "tile/Conversion/TileToNVVM/Mbarrier.h"
-#include "tile/Conversion/TileToNVVM/Scan.h"
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
@@ -92,7 +92,9 @@ private:
 
 class NvidiaTarget final : public TargetInfo {
 public:
-  NvidiaTarget(StringRef name, int smVersion) : name(name), sm(smVersion) {}
+  NvidiaTarget(StringRef name, int smVersion)
+      : name(name), sm(smVersion),
+        gpuLowering(createNVVMGpuLowering(NvidiaTarget::getWarpSize())) {}
   StringRef getName() const override { return name; }
   bool isGPU() const override { return true; }
   int64_t getWarpSize() const override { return 32; }
@@ -244,8 +246,8 @@ public:
   }
   LogicalResult placeBuffers(RewriterBase &rewriter,
                              KernelOp kernel) const override {
-    return placeBuffersForNVVM(rewriter, kernel,
-                               getMaxFragmentWordsPerThread());
+    return placeBuffersForGPU(rewriter, kernel,
+                              getMaxFragmentWordsPerThread());
   }
   LogicalResult pipelineLoops(RewriterBase &rewriter,
                               KernelOp kernel) const override {
@@ -254,17 +256,15 @@ public:
   }
   LogicalResult planScratch(RewriterBase &rewriter,
                             KernelOp kernel) const override {
-    if (failed(planScratchForNVVM(rewriter, kernel,
-                                  getMaxSharedMemoryBytes())) ||
+    if (failed(planScratchForNVVM(rewriter, kernel, getMaxSharedMemoryBytes(),
+                                  getWarpSize())) ||
         failed(prepareViewsForGPU(rewriter, kernel)) ||
-        failed(prepareReducersForNVVM(rewriter, kernel)))
+        failed(prepareReducersForGPU(rewriter, kernel, getWarpSize())))
       return failure();
-    return prepareScansForNVVM(rewriter, kernel);
+    return prepareScansForGPU(rewriter, kernel, getWarpSize());
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
-    populateTileToNVVMOpPatterns(patterns);
-    populateReducerToNVVMPatterns(patterns);
-    populateScanToNVVMPatterns(patterns);
+    populateTileToNVVMOpPatterns(patterns, *gpuLowering);
     if (sm < 90)
       populateMbarrierWaitsBeforeSm90Patterns(patterns);
   }
@@ -280,6 +280,9 @@ public:
 private:
   StringRef name;
   int sm;
+  /// What the target-neutral patterns of lib/Conversion/TileToGPU ask of
+  /// NVIDIA GPUs (the warp size getWarpSize gives, a few instructions).
+  std::unique_ptr<GpuLowering> gpuLowering;
 };
 
 /// gfx942's choice for a dense gemm with a fragment accumulator: mfma

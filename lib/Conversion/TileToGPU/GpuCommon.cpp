@@ -169,6 +169,62 @@ void storeFragmentToShared(OpBuilder &b, Location loc, const Storage &fragment,
   barrier(b, loc);
 }
 
+Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
+                     Value row, Value col) {
+  int64_t chunks = storage.swizzleChunks;
+  if (chunks == 0)
+    return col;
+  auto type = cast<MemRefType>(storage.memref.getType());
+  int64_t perChunk = 128 / type.getElementTypeBitWidth();
+  int64_t rowsPerGroup = std::max<int64_t>(1, 8 / chunks);
+  Value perChunkC = indexConst(b, loc, perChunk);
+  Value chunk = arith::DivUIOp::create(b, loc, col, perChunkC);
+  Value within = arith::RemUIOp::create(b, loc, col, perChunkC);
+  Value key = arith::RemUIOp::create(
+      b, loc,
+      arith::DivUIOp::create(b, loc, row, indexConst(b, loc, rowsPerGroup)),
+      indexConst(b, loc, std::min<int64_t>(chunks, 8)));
+  Value physical = arith::XOrIOp::create(b, loc, chunk, key);
+  return arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, physical, perChunkC), within);
+}
+
+SmallVector<Value> physicalIndices(OpBuilder &b, Location loc,
+                                   const Storage *storage,
+                                   SmallVector<Value> idx) {
+  if (storage && storage->swizzleChunks && idx.size() == 2)
+    idx[1] = swizzledColumn(b, loc, *storage, idx[0], idx[1]);
+  return idx;
+}
+
+SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
+                                 ArrayRef<int64_t> shape) {
+  SmallVector<Value> tile;
+  for (auto [index, size] : llvm::zip(indices, shape))
+    if (size != 1)
+      tile.push_back(index);
+  return tile;
+}
+
+Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
+                        ArrayRef<Value> idx, Value pad, Type to) {
+  Value value;
+  if (Value ok = src.cond(b, loc, idx)) {
+    auto ifOp = scf::IfOp::create(
+        b, loc, ok,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(
+              tb, tl,
+              memref::LoadOp::create(tb, tl, src.buffer, idx).getResult());
+        },
+        [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, pad); });
+    value = ifOp.getResult(0);
+  } else {
+    value = memref::LoadOp::create(b, loc, src.buffer, idx);
+  }
+  return convertElements(b, loc, value, to);
+}
+
 int64_t reserveSharedScratch(RewriterBase &rewriter, KernelOp kernel,
                              int64_t bytes) {
   auto bytesAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());

@@ -1,9 +1,9 @@
 //===- NVVMCommon.h - Shared pieces of the NVIDIA lowering ------*- C++ -*-===//
 //
 // Private to lib/Conversion/TileToNVVM: the helpers that the sm_80
-// lowering (TileToNVVM.cpp) and the sm_90a TMA / wgmma lowering (Hopper.h
-// and its files) share, on top of the target-neutral ones of
-// tile/Conversion/TileToGPU/GpuCommon.h.
+// lowering (MmaSync.cpp, CpAsyncPipeline.cpp, ...) and the sm_90a TMA /
+// wgmma lowering (Hopper.h and its files) share, on top of the
+// target-neutral ones of tile/Conversion/TileToGPU/GpuCommon.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,11 +44,14 @@ using tilegpu::forEachHeldElement;
 using tilegpu::stageToShared;
 using tilegpu::storeFragmentToShared;
 using tilegpu::reserveSharedScratch;
+using tilegpu::swizzledColumn;
+using tilegpu::physicalIndices;
+using tilegpu::tileIndicesOf;
+using tilegpu::loadSourceElement;
+using tilegpu::kScratchAttr;
 
 // The tile.* attributes the lowering's steps exchange, declared (and
 // verified) in TileDialect.td.
-constexpr StringLiteral kScratchAttr =
-    TileDialect::ScratchOffsetAttrHelper::getNameStr();
 /// On a tile.gemm inside a TMA pipeline: leave its wgmma group in flight
 /// (wgmma.wait_group 1); the pipeline waits for it after the loop.
 constexpr StringLiteral kWgmmaPendingAttr =
@@ -66,6 +69,9 @@ constexpr StringLiteral kConsumerThreadsAttr =
 /// the launcher builds): {param, box, swizzle}.
 constexpr StringLiteral kTmaArgAttr = TileDialect::TmaAttrHelper::getNameStr();
 
+/// An NVIDIA warp (what NvidiaTarget::getWarpSize answers): the sm_80 and
+/// sm_90a instructions (mma.sync, wgmma, the warpgroup's barriers) are
+/// written for it.
 constexpr int64_t kWarpSize = 32;
 constexpr int64_t kWarpgroupSize = 128;
 /// TMA with the 128-byte swizzle and wgmma descriptors need buffers aligned
@@ -120,9 +126,23 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
 bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
                                Operation *user);
 
-/// A value shuffled across lanes (xor `mask`), widened to 32 bits for the
-/// shuffle where narrower.
-Value shuffleXor(OpBuilder &b, Location loc, Value v, int64_t mask);
+/// The bytes of dynamic shared memory placed from byte 0 on so far (the
+/// pipelines' stage buffers), which the next buffers follow.
+inline int64_t placedSharedBytes(KernelOp kernel) {
+  auto bytes = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
+  return bytes ? bytes.getInt() : 0;
+}
+
+/// Pipelines `loop` when its global -> shared copies can run ahead:
+/// each such buffer gets num_stages copies; num_stages - 1 iterations of
+/// copies are issued before the loop; each iteration waits for its own
+/// group (cp.async.wait_group num_stages - 2), synchronizes, issues the
+/// copies of the iteration num_stages - 1 ahead into the stage the previous
+/// iteration read, and computes on its stage. The loop is left with
+/// num_stages = 1: its remaining ops lower as usual. The stage buffers
+/// start at `sharedBytes`, which is moved past them.
+void pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
+                         int64_t &sharedBytes);
 
 /// Pipelines `loop` with TMA loads into swizzled stage buffers and
 /// an mbarrier ring (sm_90a) when its global -> shared copies feed wgmma
@@ -141,6 +161,11 @@ FailureOr<bool> pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
 /// layout.
 void emitWgmmaGemm(PatternRewriter &rewriter, GemmOp op, const Storage &a,
                    const Storage &b, const Storage &c);
+
+/// tile.gemm as its #tile.mma asks (Gemm.cpp).
+void populateGemmToNVVMPatterns(RewritePatternSet &patterns);
+/// tile.gemm_sp on its expanded A (GemmSp.cpp).
+void populateGemmSpToNVVMPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tile::nvvm
 

@@ -11,6 +11,7 @@
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
 #include "tile/Conversion/TileToNVVM/WgmmaLayout.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -18,6 +19,18 @@
 using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvvm;
+
+Value nvvm::wgmmaWarpRow(OpBuilder &b, Location loc, Value warp,
+                         int64_t repeats) {
+  return arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, warp, indexConst(b, loc, 4)),
+          indexConst(b, loc, 64 * repeats)),
+      arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, warp, indexConst(b, loc, 4)),
+          indexConst(b, loc, 16)));
+}
 
 namespace {
 

@@ -11,6 +11,7 @@
 #ifndef TILE_CONVERSION_TILETOGPU_GPUCOMMON_H
 #define TILE_CONVERSION_TILETOGPU_GPUCOMMON_H
 
+#include "tile/Conversion/Utils.h"
 #include "tile/Dialect/Tile/IR/DiscardableAttrs.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 #include "tile/Dialect/Tile/IR/TileDialect.h"
@@ -24,6 +25,12 @@ namespace mlir::tile::tilegpu {
 
 /// The alignment of every buffer in the kernel's dynamic shared memory.
 constexpr int64_t kSharedAlignment = 128;
+
+/// The byte offset in dynamic shared memory of the scratch buffer that
+/// tile-plan-scratch reserves for an op's lowering (reduce partials,
+/// reducers, scans, gemm_sp's dense A), declared in TileDialect.td.
+constexpr StringLiteral kScratchAttr =
+    TileDialect::ScratchOffsetAttrHelper::getNameStr();
 
 /// The storage behind a tile buffer once tile-place-buffers placed it (its
 /// tile.bind_storage).
@@ -116,6 +123,31 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment);
 /// `fragment` into `view`, a shared buffer of the fragment's shape.
 void storeFragmentToShared(OpBuilder &b, Location loc, const Storage &fragment,
                            Value view);
+
+/// The physical column of element (row, col) of a swizzled 2-d shared
+/// buffer (Storage::swizzleChunks): the 16-byte chunk of the column is XORed
+/// with a function of the row so that 8 consecutive rows read at the same
+/// column (an 8x8 ldmatrix block, or the cp.async writes) fall in 8
+/// different bank groups. `col` itself for unswizzled buffers.
+Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
+                     Value row, Value col);
+
+/// The indices at which element `idx` of a shared buffer is stored: the
+/// column swizzled where the buffer is (see swizzledColumn; a null
+/// `storage` is not swizzled).
+SmallVector<Value> physicalIndices(OpBuilder &b, Location loc,
+                                   const Storage *storage,
+                                   SmallVector<Value> idx);
+
+/// The tile indices (a copy's region without unit dims) of a fragment
+/// element's `indices`.
+SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
+                                 ArrayRef<int64_t> shape);
+
+/// Loads the element at `idx` of a copy's source (the pad value outside a
+/// global tensor), converted to `to`.
+Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
+                        ArrayRef<Value> idx, Value pad, Type to);
 
 /// Reserves `bytes` of the kernel's dynamic shared memory after what its
 /// tile.shared_bytes counts, aligned to kSharedAlignment, and counts them

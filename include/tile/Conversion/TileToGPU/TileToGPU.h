@@ -15,12 +15,71 @@
 
 namespace mlir::tile {
 
+class GpuLowering;
+
+/// Every pattern below: what a GPU target adds to its tile-lower-ops
+/// patterns besides its own (gemms), the serial form of tile.pipelined
+/// loops and the dropping of tile.annotate_layout included.
+void populateTileToGPUPatterns(RewritePatternSet &patterns,
+                               const GpuLowering &lowering);
+
 /// tile.fill and tile.clear of fragments, local and shared buffers.
 void populateFillToGPUPatterns(RewritePatternSet &patterns);
 
 /// tile.atomic_add / atomic_max / atomic_min of scalars, fragments and
 /// shared buffers into global or shared memory.
 void populateAtomicToGPUPatterns(RewritePatternSet &patterns);
+
+/// tile.copy between global memory, shared buffers and fragments (copies
+/// out of reducers: populateReducerToGPUPatterns).
+void populateCopyToGPUPatterns(RewritePatternSet &patterns,
+                               const GpuLowering &lowering);
+
+/// tile.parallel over fragments and shared buffers.
+void populateParallelToGPUPatterns(RewritePatternSet &patterns);
+
+/// tile.reduce: in registers and warp shuffles where the layouts allow,
+/// else through shared memory.
+void populateReduceToGPUPatterns(RewritePatternSet &patterns,
+                                 const GpuLowering &lowering);
+
+/// tile.finalize_reducer and copies out of a reducer.
+void populateReducerToGPUPatterns(RewritePatternSet &patterns,
+                                  const GpuLowering &lowering);
+
+/// tile.scan of local, shared and fragment buffers.
+void populateScanToGPUPatterns(RewritePatternSet &patterns,
+                               const GpuLowering &lowering);
+
+/// f32 exp / exp2 in kernels as the target's approximate exp2, where it has
+/// one (GpuLowering::hasFastExp2); nothing otherwise.
+void populateFastMathToGPUPatterns(RewritePatternSet &patterns,
+                                   const GpuLowering &lowering);
+
+/// tile-place-buffers: gives each of the kernel's buffers its storage, a
+/// tile.bind_storage of it: shared buffers become views of dynamic shared
+/// memory (at byte 0, with tile-plan-shared's offset as their
+/// planned_offset), fragments per-thread register arrays under their
+/// layout, local buffers per-thread arrays. `registerLimit`: the 32-bit
+/// words of a fragment a thread may hold
+/// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each fragment's
+/// share.
+LogicalResult placeBuffersForGPU(RewriterBase &rewriter, KernelOp kernel,
+                                 int64_t registerLimit);
+
+/// tile-plan-scratch: reserves the shared scratch of each
+/// tile.finalize_reducer (the partial results of the warps of `warpSize`
+/// lanes) and checks that the loops that update reducers run each
+/// iteration on one thread.
+LogicalResult prepareReducersForGPU(RewriterBase &rewriter, KernelOp kernel,
+                                    int64_t warpSize);
+
+/// tile-plan-scratch: reserves the shared scratch of each block-wide
+/// tile.scan (a fragment's staging copy, the partial results of lines that
+/// several warps share) and checks that the block has a whole warp of
+/// `warpSize` lanes to scan with.
+LogicalResult prepareScansForGPU(RewriterBase &rewriter, KernelOp kernel,
+                                 int64_t warpSize);
 
 /// Rewrites every tile.view of a placed shared buffer into a view of the
 /// same bytes (a memref.view of dynamic shared memory at its offset).

@@ -16,18 +16,11 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include <memory>
+
 namespace mlir::tile {
 
-/// tile-place-buffers: gives each of the kernel's buffers its storage, a
-/// tile.bind_storage of it: shared buffers become views of dynamic shared
-/// memory (at byte 0, with tile-plan-shared's offset as their
-/// planned_offset), fragments per-thread register arrays under their
-/// layout, local buffers per-thread arrays. `registerLimit`: the 32-bit
-/// words of a fragment a thread may hold
-/// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each fragment's
-/// share.
-LogicalResult placeBuffersForNVVM(RewriterBase &rewriter, KernelOp kernel,
-                                  int64_t registerLimit);
+class GpuLowering;
 
 /// tile-software-pipeline: gives the pipelined loops of a placed kernel
 /// their stage buffers from the kernel's `tile.shared_bytes` on (which it
@@ -45,12 +38,20 @@ LogicalResult pipelineLoopsForNVVM(RewriterBase &rewriter, KernelOp kernel,
 /// nothing uses any more) and sets the kernel's `tile.shared_bytes`.
 /// Reduces share their partials' bytes when the kernel fits `sharedLimit`
 /// only that way.
+/// `warpSize` decides which reduces combine partials across warps.
 LogicalResult planScratchForNVVM(RewriterBase &rewriter, KernelOp kernel,
-                                 int64_t sharedLimit);
+                                 int64_t sharedLimit, int64_t warpSize);
 
-/// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs
-/// (gemms as their #tile.mma asks).
-void populateTileToNVVMOpPatterns(RewritePatternSet &patterns);
+/// The GpuLowering of NVIDIA GPUs (warps of `warpSize` lanes:
+/// TargetInfo::getWarpSize), which NvidiaTarget owns.
+std::unique_ptr<GpuLowering> createNVVMGpuLowering(int64_t warpSize);
+
+/// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs:
+/// the target-neutral ones (populateTileToGPUPatterns) with `lowering`, and
+/// the gemms as their #tile.mma asks. The patterns keep a reference to
+/// `lowering`.
+void populateTileToNVVMOpPatterns(RewritePatternSet &patterns,
+                                  const GpuLowering &lowering);
 
 /// tile-select-mma for NVIDIA GPUs (TargetInfo::settleMma): a gemm whose
 /// #tile.mma asks for wgmma keeps it where a TMA pipeline on sm >= 90 will
@@ -78,14 +79,6 @@ LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 /// its producer warpgroup, if any) and its cluster size (sm >= 90).
 LogicalResult lowerKernelToNVVM(RewriterBase &rewriter, KernelOp kernel,
                                 int sm);
-
-/// tile-plan-scratch, after planScratchForNVVM: reserves the shared scratch of each
-/// tile.finalize_reducer (the warps' partial results) and checks that the
-/// loops that update reducers run each iteration on one thread.
-LogicalResult prepareReducersForNVVM(RewriterBase &rewriter, KernelOp kernel);
-
-/// Patterns for tile.finalize_reducer and copies out of a reducer.
-void populateReducerToNVVMPatterns(RewritePatternSet &patterns);
 
 } // namespace mlir::tile
 

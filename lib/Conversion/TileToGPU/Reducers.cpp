@@ -1,19 +1,20 @@
-//===- Reducers.cpp - Reduction buffers on NVIDIA GPUs --------------------===//
+//===- Reducers.cpp - Reduction buffers on GPUs ---------------------------===//
 //
 // A reducer (TileLang's T.alloc_reducer) is a local buffer: every thread
 // holds a copy and combines into it the contributions of the loop
 // iterations it runs. tile.finalize_reducer combines the copies element by
 // element: a butterfly of warp shuffles, then, with more than one warp, the
 // warps' results through shared memory (the op's scratch, which
-// prepareReducersForNVVM reserves). Afterwards the copies agree, and a
+// prepareReducersForGPU reserves). Afterwards the copies agree, and a
 // tile.copy out of the reducer reads the copy of whichever thread moves
 // the element.
 //
 //===----------------------------------------------------------------------===//
 
-#include "NVVMCommon.h"
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
 
-#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
+#include "tile/Conversion/TileToGPU/GpuLowering.h"
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,7 +25,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
-using namespace mlir::tile::nvvm;
+using namespace mlir::tile::tilegpu;
 
 namespace {
 
@@ -79,12 +80,14 @@ LogicalResult checkReducerUpdates(KernelOp kernel) {
 }
 
 struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
-  using OpRewritePattern::OpRewritePattern;
+  FinalizeReducerLowering(MLIRContext *ctx, const GpuLowering &lowering)
+      : OpRewritePattern(ctx), lowering(lowering) {}
 
   LogicalResult matchAndRewrite(FinalizeReducerOp op,
                                 PatternRewriter &rewriter) const override {
     std::optional<Storage> s = getStorage(op.getReducer());
-    int64_t warps = getThreads(op) / kWarpSize;
+    int64_t warpSize = lowering.getWarpSize();
+    int64_t warps = getThreads(op) / warpSize;
     auto scratchAttr = op->getAttrOfType<IntegerAttr>(kScratchAttr);
     if (!s || s->scope != Scope::Local || (warps > 1 && !scratchAttr))
       return rewriter.notifyMatchFailure(op, "reducer not placed");
@@ -97,9 +100,9 @@ struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
     Value copy = s->memref;
 
     Value tid = threadId(rewriter, loc);
-    Value warpSize = indexConst(rewriter, loc, kWarpSize);
-    Value lane = arith::RemUIOp::create(rewriter, loc, tid, warpSize);
-    Value warp = arith::DivUIOp::create(rewriter, loc, tid, warpSize);
+    Value lanes = indexConst(rewriter, loc, warpSize);
+    Value lane = arith::RemUIOp::create(rewriter, loc, tid, lanes);
+    Value warp = arith::DivUIOp::create(rewriter, loc, tid, lanes);
     Value scratch =
         warps > 1 ? sharedView(rewriter, loc, {warps, n}, elt,
                                indexConst(rewriter, loc, scratchAttr.getInt()))
@@ -109,8 +112,8 @@ struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
     forEachElement(rewriter, loc, n, [&](OpBuilder &b, Location l, Value e) {
       SmallVector<Value> idx = delinearize(b, l, e, shape);
       Value v = memref::LoadOp::create(b, l, copy, idx);
-      for (int64_t mask = kWarpSize / 2; mask >= 1; mask /= 2)
-        v = reduceCombine(b, l, kind, v, shuffleXor(b, l, v, mask));
+      for (int64_t mask = warpSize / 2; mask >= 1; mask /= 2)
+        v = reduceCombine(b, l, kind, v, lowering.shuffleXor(b, l, v, mask));
       if (!scratch) {
         memref::StoreOp::create(b, l, v, copy, idx);
         return;
@@ -146,6 +149,9 @@ struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
     rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  const GpuLowering &lowering;
 };
 
 /// A copy out of a finalized reducer: every thread's copy holds the result,
@@ -227,8 +233,9 @@ struct ReducerCopyLowering : public OpRewritePattern<CopyOp> {
 
 } // namespace
 
-LogicalResult mlir::tile::prepareReducersForNVVM(RewriterBase &rewriter,
-                                                 KernelOp kernel) {
+LogicalResult mlir::tile::prepareReducersForGPU(RewriterBase &rewriter,
+                                                KernelOp kernel,
+                                                int64_t warpSize) {
   SmallVector<FinalizeReducerOp> finals;
   kernel.walk([&](FinalizeReducerOp op) { finals.push_back(op); });
   if (finals.empty())
@@ -236,11 +243,11 @@ LogicalResult mlir::tile::prepareReducersForNVVM(RewriterBase &rewriter,
   if (failed(checkReducerUpdates(kernel)))
     return failure();
   int64_t threads = kernel.getThreads();
-  if (threads % kWarpSize != 0)
+  if (threads % warpSize != 0)
     return finals.front().emitOpError()
            << "combines the copies of whole warps: the block's " << threads
-           << " threads must be a multiple of " << kWarpSize;
-  int64_t warps = threads / kWarpSize;
+           << " threads must be a multiple of " << warpSize;
+  int64_t warps = threads / warpSize;
   if (warps == 1)
     return success();
   for (FinalizeReducerOp op : finals) {
@@ -254,7 +261,8 @@ LogicalResult mlir::tile::prepareReducersForNVVM(RewriterBase &rewriter,
   return success();
 }
 
-void mlir::tile::populateReducerToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns.add<FinalizeReducerLowering, ReducerCopyLowering>(
-      patterns.getContext());
+void mlir::tile::populateReducerToGPUPatterns(RewritePatternSet &patterns,
+                                              const GpuLowering &lowering) {
+  patterns.add<FinalizeReducerLowering>(patterns.getContext(), lowering);
+  patterns.add<ReducerCopyLowering>(patterns.getContext());
 }

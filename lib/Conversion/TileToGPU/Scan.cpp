@@ -1,16 +1,17 @@
-//===- Scan.cpp - tile.scan on NVIDIA GPUs --------------------------------===//
+//===- Scan.cpp - tile.scan on GPUs ---------------------------------------===//
 //
 // A scan of shared and fragment buffers runs on the block's warps. A warp
-// scans a line along `dim` in segments of 32 elements, one a lane: a
-// Hillis-Steele scan of the segment by shuffles up (5 steps), into which
-// the running value of the line's earlier segments (the carry: lane 31's
-// result, broadcast) is combined. A reverse scan is the same scan over the
-// line read from its end. The lines are dealt out to the warps; when the
-// block has more warps than lines, each line is split into contiguous parts
-// of whole segments, one a warp: the warps scan their parts, publish the
-// parts' totals in shared memory, then combine the totals of the parts
-// before theirs into their results. (TileLang scans every line with one
-// warp, so that a 1-d scan runs on one warp of the block.)
+// scans a line along `dim` in segments of a warp's width (W elements, one a
+// lane): a Hillis-Steele scan of the segment by shuffles up (log2 W steps),
+// into which the running value of the line's earlier segments (the carry:
+// the last lane's result, broadcast) is combined. A reverse scan is the
+// same scan over the line read from its end. The lines are dealt out to the
+// warps; when the block has more warps than lines, each line is split into
+// contiguous parts of whole segments, one a warp: the warps scan their
+// parts, publish the parts' totals in shared memory, then combine the
+// totals of the parts before theirs into their results. (TileLang scans
+// every line with one warp, so that a 1-d scan runs on one warp of the
+// block.)
 //
 // Fragments are scanned in a shared staging copy, as in TileLang: the
 // threads store the elements they own, the block scans the copy, and every
@@ -19,11 +20,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tile/Conversion/TileToNVVM/Scan.h"
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
 
-#include "NVVMCommon.h"
-
-#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
+#include "tile/Conversion/TileToGPU/GpuLowering.h"
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -36,7 +36,7 @@
 
 using namespace mlir;
 using namespace mlir::tile;
-using namespace mlir::tile::nvvm;
+using namespace mlir::tile::tilegpu;
 
 namespace {
 
@@ -51,7 +51,8 @@ bool touchesFragment(ScanOp op) {
 
 /// How a block-wide scan shares its lines among the block's warps.
 struct ScanPlan {
-  int64_t warps = 0;  // whole warps of the block
+  int64_t warpSize = 0; // lanes of a warp: a segment's elements
+  int64_t warps = 0;    // whole warps of the block
   int64_t length = 0; // elements of a line
   int64_t lines = 0;
   int64_t warpsPerLine = 1;
@@ -67,18 +68,19 @@ struct ScanPlan {
   }
 };
 
-ScanPlan planScan(ScanOp op) {
+ScanPlan planScan(ScanOp op, int64_t warpSize) {
   ArrayRef<int64_t> sizes = op.getSourceSizes();
   ScanPlan plan;
-  plan.warps = getThreads(op) / kWarpSize;
+  plan.warpSize = warpSize;
+  plan.warps = getThreads(op) / warpSize;
   plan.length = sizes[op.getDim()];
   plan.lines = numElements(sizes) / plan.length;
-  int64_t segments = llvm::divideCeil(plan.length, kWarpSize);
+  int64_t segments = llvm::divideCeil(plan.length, warpSize);
   int64_t split =
       std::clamp<int64_t>(plan.warps / plan.lines, 1, segments);
   int64_t partSegments = llvm::divideCeil(segments, split);
   plan.warpsPerLine = llvm::divideCeil(segments, partSegments);
-  plan.chunk = partSegments * kWarpSize;
+  plan.chunk = partSegments * warpSize;
   plan.eltBytes =
       op.getSource().getType().getElementType().getIntOrFloatBitWidth() / 8;
   if (touchesFragment(op))
@@ -86,12 +88,13 @@ ScanPlan planScan(ScanOp op) {
   return plan;
 }
 
-/// `v` from another lane of the warp (gpu.shuffle `mode` by `offset`),
-/// moved as 32-bit words: narrower values widened, 64-bit ones in halves.
+/// `v` from another lane of the warp of `width` lanes (gpu.shuffle `mode`
+/// by `offset`), moved as 32-bit words: narrower values widened, 64-bit
+/// ones in halves.
 Value shuffleLanes(OpBuilder &b, Location loc, Value v, int64_t offset,
-                   gpu::ShuffleMode mode) {
+                   gpu::ShuffleMode mode, int64_t width) {
   auto word = [&](Value w) {
-    return gpu::ShuffleOp::create(b, loc, w, offset, kWarpSize, mode)
+    return gpu::ShuffleOp::create(b, loc, w, offset, width, mode)
         .getShuffleResult();
   };
   Type type = v.getType();
@@ -137,8 +140,8 @@ public:
         totals(totals), lineShape(op.getSourceSizes()) {
     lineShape.erase(lineShape.begin() + op.getDim());
     Value tid = threadId(b, loc);
-    lane = arith::RemUIOp::create(b, loc, tid, c(b, loc, kWarpSize));
-    warp = arith::DivUIOp::create(b, loc, tid, c(b, loc, kWarpSize));
+    lane = arith::RemUIOp::create(b, loc, tid, c(b, loc, plan.warpSize));
+    warp = arith::DivUIOp::create(b, loc, tid, c(b, loc, plan.warpSize));
     slot = arith::DivUIOp::create(b, loc, warp, c(b, loc, plan.warpsPerLine));
     part = arith::RemUIOp::create(b, loc, warp, c(b, loc, plan.warpsPerLine));
     begin = arith::MulIOp::create(b, loc, part, c(b, loc, plan.chunk));
@@ -192,7 +195,7 @@ ValueRange BlockScan::forEachSegment(
   if (!lineShape.empty())
     base = delinearize(b, loc, line, lineShape);
   auto loop = scf::ForOp::create(
-      b, loc, begin, end, c(b, loc, kWarpSize), init,
+      b, loc, begin, end, c(b, loc, plan.warpSize), init,
       [&](OpBuilder &sb, Location sl, Value seg, ValueRange iter) {
         Value k = arith::AddIOp::create(sb, sl, seg, lane);
         // A reverse scan reads the line from its end.
@@ -229,8 +232,9 @@ Value BlockScan::scanPart(OpBuilder &b, Location loc, Value line) {
           scf::YieldOp::create(eb, el, identity);
         });
     Value x = read.getResult(0);
-    for (int64_t offset = 1; offset < kWarpSize; offset *= 2) {
-      Value earlier = shuffleLanes(sb, sl, x, offset, gpu::ShuffleMode::UP);
+    for (int64_t offset = 1; offset < plan.warpSize; offset *= 2) {
+      Value earlier = shuffleLanes(sb, sl, x, offset, gpu::ShuffleMode::UP,
+                                   plan.warpSize);
       Value has = arith::CmpIOp::create(sb, sl, arith::CmpIPredicate::uge,
                                         lane, c(sb, sl, offset));
       x = arith::SelectOp::create(sb, sl, has, combine(sb, sl, earlier, x), x);
@@ -239,7 +243,8 @@ Value BlockScan::scanPart(OpBuilder &b, Location loc, Value line) {
     buildIf(sb, sl, inRange, [&](OpBuilder &tb, Location tl) {
       memref::StoreOp::create(tb, tl, x, to.buffer, toIdx);
     });
-    return {shuffleLanes(sb, sl, x, kWarpSize - 1, gpu::ShuffleMode::IDX)};
+    return {shuffleLanes(sb, sl, x, plan.warpSize - 1, gpu::ShuffleMode::IDX,
+                         plan.warpSize)};
   };
   return forEachSegment(b, loc, line, ValueRange{identity}, body)[0];
 }
@@ -311,7 +316,8 @@ void BlockScan::emit(OpBuilder &b, Location loc) {
 /// tile.scan: serially in each thread for local buffers, else on the
 /// block's warps, fragments through their staging copy.
 struct ScanLowering : public OpRewritePattern<ScanOp> {
-  using OpRewritePattern::OpRewritePattern;
+  ScanLowering(MLIRContext *ctx, int64_t warpSize)
+      : OpRewritePattern(ctx), warpSize(warpSize) {}
 
   LogicalResult matchAndRewrite(ScanOp op,
                                 PatternRewriter &rewriter) const override {
@@ -335,7 +341,7 @@ struct ScanLowering : public OpRewritePattern<ScanOp> {
       rewriter.eraseOp(op);
       return success();
     }
-    ScanPlan plan = planScan(op);
+    ScanPlan plan = planScan(op, warpSize);
     auto scratch = op->getAttrOfType<IntegerAttr>(kScratchAttr);
     if (plan.scratchBytes() && !scratch)
       return rewriter.notifyMatchFailure(op, "scan without scratch");
@@ -372,12 +378,16 @@ struct ScanLowering : public OpRewritePattern<ScanOp> {
     rewriter.eraseOp(op);
     return success();
   }
+
+private:
+  int64_t warpSize;
 };
 
 } // namespace
 
-LogicalResult mlir::tile::prepareScansForNVVM(RewriterBase &rewriter,
-                                              KernelOp kernel) {
+LogicalResult mlir::tile::prepareScansForGPU(RewriterBase &rewriter,
+                                             KernelOp kernel,
+                                             int64_t warpSize) {
   SmallVector<ScanOp> scans;
   kernel.walk([&](ScanOp op) {
     if (isBlockScan(op))
@@ -386,24 +396,25 @@ LogicalResult mlir::tile::prepareScansForNVVM(RewriterBase &rewriter,
   if (scans.empty())
     return success();
   int64_t threads = kernel.getThreads();
-  if (threads < kWarpSize)
+  if (threads < warpSize)
     return scans.front().emitOpError()
            << "scans with whole warps: the block's " << threads
-           << " threads are fewer than a warp (" << kWarpSize << ")";
+           << " threads are fewer than a warp (" << warpSize << ")";
   // Every scan synchronizes the block before it writes its scratch and
   // after it last reads it: the scans of a kernel share one scratch.
   int64_t widest = 0;
   for (ScanOp op : scans)
-    widest = std::max(widest, planScan(op).scratchBytes());
+    widest = std::max(widest, planScan(op, warpSize).scratchBytes());
   if (widest == 0)
     return success();
   int64_t offset = reserveSharedScratch(rewriter, kernel, widest);
   for (ScanOp op : scans)
-    if (planScan(op).scratchBytes())
+    if (planScan(op, warpSize).scratchBytes())
       op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(offset));
   return success();
 }
 
-void mlir::tile::populateScanToNVVMPatterns(RewritePatternSet &patterns) {
-  patterns.add<ScanLowering>(patterns.getContext());
+void mlir::tile::populateScanToGPUPatterns(RewritePatternSet &patterns,
+                                           const GpuLowering &lowering) {
+  patterns.add<ScanLowering>(patterns.getContext(), lowering.getWarpSize());
 }
