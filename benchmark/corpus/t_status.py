@@ -127,8 +127,7 @@ MISSING = {
     **dict.fromkeys(["align_up", "index_to_coordinates", "any_of", "all_of"],
                     "not supported yet"),
     **dict.fromkeys(["get_let_value", "has_let_value", "meta_class", "JITFunc",
-                     "KernelLaunchFrame", "PrimExpr", "Ref", "Any", "Serial", "Unroll",
-                     "Vectorized"],
+                     "KernelLaunchFrame", "PrimExpr", "Ref", "Any"],
                     "not supported: a TileLang front-end internal (its eager builder's types "
                     "and frames)"),
     **dict.fromkeys(["ptx_mma_sm70"], "not supported: sm_70"),

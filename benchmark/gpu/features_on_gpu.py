@@ -1,10 +1,11 @@
-"""The GPU runs of three features whose CI tests check IR, PTX and CPU runs
+"""The GPU runs of features whose CI tests check IR, PTX and CPU runs
 only: barriers the compiler inserts between thread-level accesses of
 shared memory (tile-insert-barriers), the user's own mbarriers
-(T.alloc_barrier with T.tma_copy, arrive and parity waits) and
-float4_e2m1fn stored two a byte (tile-emulate-fp4). Each kernel is the
+(T.alloc_barrier with T.tma_copy, arrive and parity waits),
+float4_e2m1fn stored two a byte (tile-emulate-fp4) and the fp8
+conversions (tile-lower-fp8-casts: cvt on sm_90a). Each kernel is the
 one its pytest file builds (python/test/test_barrier_insertion.py,
-test_barriers.py, test_fp4.py), run on the GPU against the same numpy
+test_barriers.py, test_fp4.py, test_fp8_casts.py), run on the GPU against the same numpy
 reference, at shapes that are not multiples of the tiles where the kernel
 allows. Compiled on the build machine into a disk cache, run from it:
 
@@ -30,6 +31,7 @@ import tilemlir  # noqa: E402
 import test_barrier_insertion as sync  # noqa: E402
 import test_barriers as mbar  # noqa: E402
 import test_fp4 as fp4  # noqa: E402
+import test_fp8_casts as fp8  # noqa: E402
 
 
 def cases(rng):
@@ -63,7 +65,42 @@ def cases(rng):
         b = rng.integers(0, 256, size=(M, N // 2), dtype=np.uint8)
         out.append((f"fp4: copy through shared keeps every nibble {M}x{N}",
                     fp4.copy_kernel(M, N, 16, 64), [1], [b], b))
+    for dtype in fp8.FORMATS:
+        x = fp8.probe_values(dtype)
+        out.append((f"fp8: f32 -> {dtype} (cvt.rn.satfinite), n={len(x)}",
+                    fp8.cast_kernel(len(x), "float32", dtype), [1], [x],
+                    fp8_codes_check(x, fp8.expected_codes(x, dtype))))
+        codes = np.arange(256, dtype=np.uint8).view(fp8.FORMATS[dtype][0])
+        out.append((f"fp8: every {dtype} code -> f32",
+                    fp8.cast_kernel(256, dtype, "float32"), [1], [codes],
+                    exact_check(codes.astype(np.float32))))
     return out
+
+
+def fp8_codes_check(x, want):
+    """The output's bytes against `want`; a NaN input may give any NaN code
+    (its low seven bits set)."""
+    def check(got):
+        got = got.view(np.uint8)
+        nan = np.isnan(x)
+        wrong = int(np.count_nonzero(got[~nan] != want[~nan]))
+        return wrong == 0 and bool(np.all(got[nan] & 0x7F == 0x7F)), f"{wrong} codes differ"
+    return check
+
+
+def exact_check(want):
+    def check(got):
+        ok = got.shape == want.shape and np.array_equal(got, want, equal_nan=True)
+        return ok, "exact" if ok else f"{int(np.count_nonzero(got != want))} values differ"
+    return check
+
+
+def to_torch(x):
+    """A CUDA tensor of `x`; fp8 arrays (ml_dtypes) through their bytes."""
+    import torch
+    if x.dtype.name.startswith("float8"):
+        return torch.from_numpy(x.view(np.uint8)).view(getattr(torch, x.dtype.name)).cuda()
+    return torch.from_numpy(np.ascontiguousarray(x)).cuda()
 
 
 def main():
@@ -76,11 +113,13 @@ def main():
             print(f"compiled: {name}")
             continue
         import torch
-        got = kernel(*[torch.from_numpy(np.ascontiguousarray(x)).cuda() for x in inputs])
+        got = kernel(*[to_torch(x) for x in inputs])
         if got.dtype not in (torch.float32, torch.uint8):
-            got = got.view(torch.uint8)  # float4_e2m1fn_x2: the packed bytes
+            got = got.view(torch.uint8)  # fp8, float4_e2m1fn_x2: the bytes
         got = got.cpu().numpy()
-        if want.dtype == np.uint8:
+        if callable(want):
+            ok, detail = want(got)
+        elif want.dtype == np.uint8:
             ok = np.array_equal(got, want)
             err = int(np.count_nonzero(got != want))
             detail = f"{err} bytes differ"

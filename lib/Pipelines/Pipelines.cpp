@@ -51,6 +51,7 @@ void mlir::tile::buildTileToCPUPipeline(OpPassManager &pm,
   endStage(stages, "lower-ops", pm);
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{"cpu"}));
   pm.addPass(createTileEmulateFp4());
+  pm.addPass(createTileLowerFp8Casts(TileLowerFp8CastsOptions{"cpu"}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   endStage(stages, "lower-kernel", pm);
@@ -93,6 +94,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   endStage(stages, "lower-ops", pm);
   pm.addPass(createTileLowerKernel(TileLowerKernelOptions{target}));
   pm.addPass(createTileEmulateFp4());
+  pm.addPass(createTileLowerFp8Casts(TileLowerFp8CastsOptions{target}));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   endStage(stages, "lower-kernel", pm);

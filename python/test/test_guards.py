@@ -318,3 +318,41 @@ def test_fill_of_a_region_is_a_located_error():
             T.copy(s, A)
 
     assert_error_at(main, "fill-region", "whole buffer")
+
+
+def test_parallel_loop_past_a_fragment_is_an_error():
+    # TileLang's attention-sink example fills a fragment of `heads`
+    # elements for every row of the block; past its end the program reads
+    # whatever the registers hold there. Reported where it happens.
+    @T.prim_func
+    def main(S: T.Tensor((8,), "float32"), O: T.Tensor((16,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            sinks = T.alloc_fragment([8], "float32")
+            for i in T.Parallel(16):
+                sinks[i] = S[0]  # <sinks-store>
+            for i in T.Parallel(16):
+                O[i] = sinks[i]
+
+    assert_error_at(main, "sinks-store",
+                    "store index runs from 0 to 15 in the loops around it, outside "
+                    "dimension 0 of the fragment buffer")
+
+
+def test_guarded_loop_index_into_a_fragment_runs():
+    @T.prim_func
+    def main(S: T.Tensor((8,), "float32"), O: T.Tensor((16,), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            part = T.alloc_fragment([8], "float32")
+            for i in T.Parallel(16):
+                if i < 8:
+                    part[i] = S[i] * 2.0
+            for i in T.Parallel(16):
+                if i < 8:
+                    O[i] = part[i]
+                else:
+                    O[i] = -1.0
+
+    s = np.arange(8, dtype=np.float32)
+    o = np.zeros(16, np.float32)
+    tilemlir.compile(main, target="cpu")(s, o)
+    np.testing.assert_array_equal(o, np.concatenate([s * 2, -np.ones(8, np.float32)]))

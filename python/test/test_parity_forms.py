@@ -394,3 +394,25 @@ def test_nan_propagate_is_for_max_and_min():
         k.script()
     assert_located(e, "nan-sum", "nan_propagate applies to T.reduce_max",
                    source=__file__)
+
+
+def test_upper_case_loop_aliases():
+    # T.Serial, T.Unroll and T.Vectorized are TileLang's tile-level names of
+    # T.serial, T.unroll and T.vectorized.
+    n = 40
+
+    @T.prim_func
+    def scale(A: T.Tensor((4, n), "float32"), B: T.Tensor((4, n), "float32")):
+        with T.Kernel(1, threads=4) as bx:
+            for r in T.Serial(4):
+                for c in T.Unroll(0, n, 2):
+                    B[r, c] = A[r, c] * 2.0
+                for c in T.Vectorized(n // 2):
+                    B[r, 2 * c + 1] = A[r, 2 * c + 1] + 1.0
+
+    a = np.arange(4 * n, dtype=np.float32).reshape(4, n)
+    b = tilemlir.compile(scale, out_idx=[-1], target="cpu")(a)
+    want = a.copy()
+    want[:, 0::2] *= 2
+    want[:, 1::2] += 1
+    np.testing.assert_array_equal(b, want)

@@ -307,6 +307,10 @@ Persistent = Intrinsic("Persistent")
 serial = Intrinsic("serial")
 unroll = Intrinsic("unroll")
 vectorized = Intrinsic("vectorized")
+# TileLang's upper-case aliases (tile-level loops): the same loops.
+Serial = serial
+Unroll = unroll
+Vectorized = vectorized
 # Buffers and data movement.
 alloc_shared = Intrinsic("alloc_shared")
 alloc_fragment = Intrinsic("alloc_fragment")

@@ -3,7 +3,10 @@
 // Guards every memory access of a kernel whose index may leave its buffer,
 // unless upstream's integer range analysis proves it inside: loads read
 // zero (or the tensor's tile.annotate_safe_value), stores, atomics and tile
-// ops on regions of on-chip buffers are dropped.
+// ops on regions of on-chip buffers are dropped. An element access to an
+// on-chip buffer that certainly leaves it (its index an affine function of
+// loops with constant bounds that always reach it) is a program error,
+// reported at the access.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 #include "mlir/Analysis/DataFlowFramework.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/Debug.h"
 
@@ -111,6 +115,145 @@ bool provenInside(DataFlowSolver &solver, OpFoldResult index, int64_t extent,
     return false;
   const ConstantIntRanges &range = lattice->getValue().getValue();
   return range.smin().isNonNegative() && range.smax().slt(size - extent + 1);
+}
+
+/// The exact values an index takes: [lo, hi] over the loop iterations that
+/// reach the access, and the induction variables it depends on.
+struct ExactRange {
+  int64_t lo, hi;
+  SmallVector<Value> ivs;
+};
+
+/// The iteration values of `loop`'s induction variable `iv` ([lo, hi]),
+/// when its bounds are constants and it runs at least once.
+std::optional<std::pair<int64_t, int64_t>> ivValues(Operation *loop,
+                                                    Value iv) {
+  auto arg = dyn_cast<BlockArgument>(iv);
+  if (!arg)
+    return std::nullopt;
+  if (auto parallel = dyn_cast<ParallelOp>(loop)) {
+    int64_t extent = parallel.getExtents()[arg.getArgNumber()];
+    if (extent < 1)
+      return std::nullopt;
+    return std::make_pair(int64_t(0), extent - 1);
+  }
+  auto like = dyn_cast<LoopLikeOpInterface>(loop);
+  if (!like)
+    return std::nullopt;
+  std::optional<SmallVector<Value>> ivs = like.getLoopInductionVars();
+  std::optional<SmallVector<OpFoldResult>> lbs = like.getLoopLowerBounds(),
+                                           ubs = like.getLoopUpperBounds(),
+                                           steps = like.getLoopSteps();
+  if (!ivs || !lbs || !ubs || !steps)
+    return std::nullopt;
+  auto it = llvm::find(*ivs, iv);
+  if (it == ivs->end())
+    return std::nullopt;
+  size_t d = it - ivs->begin();
+  std::optional<int64_t> lb = getConstantIntValue((*lbs)[d]),
+                         ub = getConstantIntValue((*ubs)[d]),
+                         step = getConstantIntValue((*steps)[d]);
+  if (!lb || !ub || !step || *step < 1 || *ub <= *lb)
+    return std::nullopt;
+  return std::make_pair(*lb, *lb + (*ub - 1 - *lb) / *step * *step);
+}
+
+/// True when every iteration of `loop` runs `op`: only loops that run at
+/// least once lie between them.
+bool alwaysReached(Operation *op, Operation *loop) {
+  for (Operation *p = op->getParentOp(); p != loop; p = p->getParentOp()) {
+    if (!p || isa<KernelOp>(p))
+      return false;
+    if (auto parallel = dyn_cast<ParallelOp>(p)) {
+      if (llvm::any_of(parallel.getExtents(), [](int64_t e) { return e < 1; }))
+        return false;
+      continue;
+    }
+    auto like = dyn_cast<LoopLikeOpInterface>(p);
+    std::optional<SmallVector<Value>> ivs =
+        like ? like.getLoopInductionVars() : std::nullopt;
+    if (!ivs || ivs->empty() ||
+        llvm::any_of(*ivs, [&](Value iv) { return !ivValues(p, iv); }))
+      return false;
+  }
+  return true;
+}
+
+/// The values `v` takes where `access` runs, when they are certain: a
+/// constant, an induction variable of a loop with constant bounds that
+/// always reaches the access, and sums, differences and products by
+/// constants of such values over distinct induction variables.
+std::optional<ExactRange> exactRange(Value v, Operation *access) {
+  if (std::optional<int64_t> c = getConstantIntValue(v))
+    return ExactRange{*c, *c, {}};
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    Operation *loop = arg.getOwner()->getParentOp();
+    std::optional<std::pair<int64_t, int64_t>> values = ivValues(loop, v);
+    if (!values || !alwaysReached(access, loop))
+      return std::nullopt;
+    return ExactRange{values->first, values->second, {v}};
+  }
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp>(def))
+    return exactRange(def->getOperand(0), access);
+  if (!isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def))
+    return std::nullopt;
+  std::optional<ExactRange> a = exactRange(def->getOperand(0), access);
+  std::optional<ExactRange> b = exactRange(def->getOperand(1), access);
+  if (!a || !b || llvm::any_of(a->ivs, [&](Value iv) {
+        return llvm::is_contained(b->ivs, iv);
+      }))
+    return std::nullopt;
+  ExactRange r{0, 0, a->ivs};
+  r.ivs.append(b->ivs.begin(), b->ivs.end());
+  if (isa<arith::AddIOp>(def)) {
+    r.lo = a->lo + b->lo;
+    r.hi = a->hi + b->hi;
+  } else if (isa<arith::SubIOp>(def)) {
+    r.lo = a->lo - b->hi;
+    r.hi = a->hi - b->lo;
+  } else {
+    int64_t p[] = {a->lo * b->lo, a->lo * b->hi, a->hi * b->lo, a->hi * b->hi};
+    r.lo = *llvm::min_element(p);
+    r.hi = *llvm::max_element(p);
+  }
+  return r;
+}
+
+/// Reports an element access of a static on-chip buffer whose index
+/// certainly leaves it (TileLang runs such programs with whatever the
+/// registers past the end hold).
+LogicalResult checkOnChipOverrun(const Access &access) {
+  auto type = cast<MemRefType>(access.buffer.getType());
+  if (access.region || isGlobal(type))
+    return success();
+  for (int64_t d : access.unproven) {
+    int64_t size = type.getDimSize(d);
+    auto index = dyn_cast<Value>(access.indices[d]);
+    if (ShapedType::isDynamic(size) || !index)
+      continue;
+    std::optional<ExactRange> r = exactRange(index, access.op);
+    if (!r || (r->lo >= 0 && r->hi < size))
+      continue;
+    StringRef what = isa<memref::LoadOp>(access.op)    ? "load"
+                     : isa<memref::StoreOp>(access.op) ? "store"
+                                                       : "access";
+    InFlightDiagnostic diag = access.op->emitError()
+                              << what << " index runs from " << r->lo
+                              << " to " << r->hi
+                              << " in the loops around it, outside dimension "
+                              << d << " of the " << stringifyScopeOf(type)
+                              << " buffer " << type << " (size " << size
+                              << ")";
+    diag.attachNote() << "indices of " << stringifyScopeOf(type)
+                      << " buffers must lie in [0, " << size
+                      << "); guard the access (`if i < " << size
+                      << ":`) or size the buffer for the loop";
+    return diag;
+  }
+  return success();
 }
 
 /// The condition under which `access` stays inside its buffer, over its
@@ -210,6 +353,11 @@ struct TileGuardMemoryAccessPass
         }
       });
     });
+    bool overrun = false;
+    for (const Access &access : guarded)
+      overrun |= failed(checkOnChipOverrun(access));
+    if (overrun)
+      return signalPassFailure();
     for (const Access &access : guarded)
       guard(access, safeValues);
   }

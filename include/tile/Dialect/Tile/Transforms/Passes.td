@@ -219,6 +219,46 @@ def TileEmulateFp4 : Pass<"tile-emulate-fp4", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileLowerFp8Casts : Pass<"tile-lower-fp8-casts", "::mlir::ModuleOp"> {
+  let summary = "Lower arithmetic on and conversions of f8E4M3FN / f8E5M2 "
+                "values to what LLVM IR holds";
+  let description = [{
+    Runs after `tile-lower-kernel`. LLVM IR has no 8-bit float types (the
+    LLVM type converter keeps f8 values as i8), so this pass leaves only
+    byte moves of them. Arithmetic on f8 values (`arith.addf`,
+    `arith.cmpf`, `arith.maximumf`...) is done in f32 (upstream's
+    emulate-unsupported-floats patterns). `arith.extf` / `arith.truncf`
+    between f8 and f16, bf16, f32 or f64, and `arith.sitofp` / `uitofp` /
+    `fptosi` / `fptoui` between f8 and integers, scalars or vectors,
+    convert through f32:
+    - on `sm_90a`, two elements an instruction: `nvvm.convert.f32x2.to.f8x2`
+      (`cvt.rn.satfinite.e4m3x2.f32` / `e5m2x2`) and
+      `nvvm.convert.f8x2.to.f16x2`;
+    - on `sm_80` and `cpu`, integer code that computes the same.
+
+    Both give CUDA's `__nv_fp8_e4m3(float)` / `__nv_fp8_e5m2(float)`, which
+    TileLang's casts compile to: round to nearest, ties to even;
+    magnitudes beyond the largest finite value (448 for e4m3fn, 57344 for
+    e5m2) and infinities saturate to it; NaN stays NaN. An f64 source is
+    rounded to f32 first.
+
+    ```mlir
+    // --tile-lower-fp8-casts=target=sm_90a
+    %h = arith.truncf %x : f32 to f8E4M3FN
+    // becomes
+    %p = nvvm.convert.f32x2.to.f8x2 %x, %x {rnd = #nvvm.fp_rnd_mode<rn>,
+           sat = #nvvm.sat_mode<satfinite>} : i16 (f8E4M3FN)
+    %b = arith.trunci %p : i16 to i8
+    %h = arith.bitcast %b : i8 to f8E4M3FN
+    ```
+  }];
+  let options = [Tile_TargetOption<"the target whose conversions to use">];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::vector::VectorDialect",
+    "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 def TileMarkTmaParams : Pass<"tile-mark-tma-params", "::mlir::ModuleOp"> {
   let summary = "Pass TMA descriptors to NVVM kernels by value, as grid "
                 "constants";
