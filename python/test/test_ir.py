@@ -157,7 +157,7 @@ def test_stage_pipelines(chip):
         assert [n for n in lower_ops if n in gpu_middle_end] == gpu_middle_end
         assert "tile-gpu-module-to-binary" in llvm
     assert lower_kernel[len(lower_ops):] == ["tile-lower-kernel", "tile-emulate-fp4",
-                                             "canonicalize", "cse"]
+                                             "tile-lower-fp8-casts", "canonicalize", "cse"]
     text = _compiler.pipeline(chip, "lower-ops")
     assert f"tile-lower-ops{{target={chip}}}" in text
     assert f"tile-verify-target{{target={chip}}}" in text

@@ -38,7 +38,7 @@ int main(void) {
   // CHECK: cpu lower-ops: builtin.module(tile-verify-target{target=cpu},canonicalize{{[{][^}]*[}]}},
   // CHECK-SAME: tile-insert-barriers,tile-guard-memory-access,tile-apply-tensor-layouts,tile-lower-ops{target=cpu})
   print("cpu", "lower-ops");
-  // CHECK: cpu lower-kernel: {{.*}},tile-lower-ops{target=cpu},tile-lower-kernel{target=cpu},tile-emulate-fp4,canonicalize{{[{][^}]*[}]}},cse)
+  // CHECK: cpu lower-kernel: {{.*}},tile-lower-ops{target=cpu},tile-lower-kernel{target=cpu},tile-emulate-fp4,tile-lower-fp8-casts{target=cpu},canonicalize{{[{][^}]*[}]}},cse)
   print("cpu", "lower-kernel");
   // CHECK: cpu llvm: {{.*}},cse,loop-invariant-code-motion,convert-scf-to-cf{{.*}},convert-func-to-llvm
   // CHECK-SAME: ,reconcile-unrealized-casts,canonicalize{{[{][^}]*[}]}})
@@ -51,7 +51,7 @@ int main(void) {
   // CHECK-SAME: tile-software-pipeline{target=sm_80},tile-plan-scratch{target=sm_80},
   // CHECK-SAME: tile-lower-ops{target=sm_80})
   print("sm_80", "lower-ops");
-  // CHECK: sm_90a lower-kernel: {{.*}}tile-lower-ops{target=sm_90a},tile-lower-kernel{target=sm_90a},tile-emulate-fp4,canonicalize{{[{][^}]*[}]}},cse)
+  // CHECK: sm_90a lower-kernel: {{.*}}tile-lower-ops{target=sm_90a},tile-lower-kernel{target=sm_90a},tile-emulate-fp4,tile-lower-fp8-casts{target=sm_90a},canonicalize{{[{][^}]*[}]}},cse)
   print("sm_90a", "lower-kernel");
   // CHECK: sm_90a llvm: {{.*}},cse,func.func(gpu-eliminate-barriers),gpu-launch-sink-index-computations,gpu-kernel-outlining
   // CHECK-SAME: nvvm-attach-target{{[{].*}}chip=sm_90a{{.*}}gpu.module(convert-gpu-to-nvvm{{.*}}tile-mark-tma-params,

@@ -332,6 +332,51 @@ struct Fp8CastLowering {
   }
 };
 
+/// True when every use of `first`'s result comes after `second` in their
+/// block (or inside ops after it), so that a value made at `second` may
+/// replace it.
+bool usesFollow(Operation *first, Operation *second) {
+  Block *block = second->getBlock();
+  return llvm::all_of(first->getUsers(), [&](Operation *user) {
+    Operation *at = block->findAncestorOpInBlock(*user);
+    return at && at != second && second->isBeforeInBlock(at);
+  });
+}
+
+/// Scalar truncations from f32 to the same f8 type in one block, paired in
+/// order where the first one's uses follow the second: each pair becomes
+/// one cvt (an epilogue converts its registers two at a time).
+void lowerTruncPairs(Operation *root) {
+  DenseMap<std::pair<Block *, Type>, arith::TruncFOp> pending;
+  SmallVector<std::pair<arith::TruncFOp, arith::TruncFOp>> pairs;
+  root->walk([&](arith::TruncFOp op) {
+    Type out = op.getType();
+    if (!isFp8(out) || isa<VectorType>(out) || !op.getIn().getType().isF32())
+      return;
+    auto key = std::make_pair(op->getBlock(), out);
+    auto it = pending.find(key);
+    if (it != pending.end() && usesFollow(it->second, op)) {
+      pairs.emplace_back(it->second, op);
+      pending.erase(it);
+      return;
+    }
+    pending[key] = op;
+  });
+  for (auto [first, second] : pairs) {
+    OpBuilder b(second);
+    Location loc = second.getLoc();
+    Type fp8 = second.getType();
+    auto [lo, hi] =
+        cvtF32x2ToFp8(b, loc, first.getIn(), second.getIn(), fp8);
+    Value low = arith::BitcastOp::create(b, loc, fp8, lo);
+    Value high = arith::BitcastOp::create(b, loc, fp8, hi);
+    first.getResult().replaceAllUsesWith(low);
+    second.getResult().replaceAllUsesWith(high);
+    first.erase();
+    second.erase();
+  }
+}
+
 /// Arithmetic on f8 values (adds, compares, min / max...) in f32, through
 /// extf / truncf that the casts then lower.
 LogicalResult emulateFp8Arithmetic(Operation *root) {
@@ -363,6 +408,8 @@ struct TileLowerFp8CastsPass
     if (failed(emulateFp8Arithmetic(getOperation())))
       return signalPassFailure();
     Fp8CastLowering lowering{target == "sm_90a"};
+    if (lowering.useCvt)
+      lowerTruncPairs(getOperation());
     SmallVector<Operation *> casts;
     getOperation()->walk([&](Operation *op) {
       if (isa<arith::ExtFOp, arith::TruncFOp, arith::SIToFPOp,

@@ -92,3 +92,26 @@ func.func @not_fp8(%x: f32) -> f16 {
   %h = arith.truncf %x : f32 to f16
   return %h : f16
 }
+
+// -----
+
+// Two scalar truncations in one block share a cvt where the first one's
+// uses come after the second; the first value is the low byte.
+// SM90-LABEL: func.func @paired_scalars
+// SM90: %[[P:.*]] = nvvm.convert.f32x2.to.f8x2 %[[Y:.*]], %[[X:.*]] {{.*}} : i16(f8E4M3FN)
+// SM90-NOT: nvvm.convert.f32x2.to.f8x2
+// SM90: memref.store
+// SM90: memref.store
+// SM90: nvvm.convert.f32x2.to.f8x2 %[[Z:.*]], %[[Z]]
+func.func @paired_scalars(%x: f32, %y: f32, %z: f32, %m: memref<4xf8E4M3FN>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %a = arith.truncf %x : f32 to f8E4M3FN
+  %b = arith.truncf %y : f32 to f8E4M3FN
+  memref.store %a, %m[%c0] : memref<4xf8E4M3FN>
+  memref.store %b, %m[%c1] : memref<4xf8E4M3FN>
+  %c = arith.truncf %z : f32 to f8E4M3FN
+  memref.store %c, %m[%c2] : memref<4xf8E4M3FN>
+  return
+}

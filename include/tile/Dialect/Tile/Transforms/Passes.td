@@ -59,6 +59,16 @@ def TileGuardMemoryAccess : Pass<"tile-guard-memory-access", "::mlir::ModuleOp">
     are always checked. Only the dimensions that are not proven are
     compared (unsigned, so negative indices are out).
 
+    An element access to a static on-chip buffer whose index certainly
+    leaves it is an error at the access instead: an index that is a
+    constant, an induction variable of a loop with constant bounds (a
+    `tile.parallel`, `scf.for`...) that always reaches the access (only
+    such loops between them, no condition), or sums, differences and
+    products by constants of such indices over distinct loops. TileLang's
+    attention-sink examples write a fragment of `heads` elements for each
+    of a block's 64 rows; such a program is reported rather than run with
+    some of its writes dropped.
+
     `tile.annotate_safe_value` also becomes the pad value of the copies
     from its tensor that give none, and is then erased. Tile ops check the
     edges of their regions in global tensors themselves when lowered. Runs
