@@ -3,9 +3,10 @@ only: barriers the compiler inserts between thread-level accesses of
 shared memory (tile-insert-barriers), the user's own mbarriers
 (T.alloc_barrier with T.tma_copy, arrive and parity waits),
 float4_e2m1fn stored two a byte (tile-emulate-fp4) and the fp8
-conversions (tile-lower-fp8-casts: cvt on sm_90a). Each kernel is the
+conversions (tile-lower-fp8-casts: cvt on sm_90a) and copies out of a
+region of a fragment. Each kernel is the
 one its pytest file builds (python/test/test_barrier_insertion.py,
-test_barriers.py, test_fp4.py, test_fp8_casts.py), run on the GPU against the same numpy
+test_barriers.py, test_fp4.py, test_fp8_casts.py, test_copy_forms.py), run on the GPU against the same numpy
 reference, at shapes that are not multiples of the tiles where the kernel
 allows. Compiled on the build machine into a disk cache, run from it:
 
@@ -32,6 +33,7 @@ import test_barrier_insertion as sync  # noqa: E402
 import test_barriers as mbar  # noqa: E402
 import test_fp4 as fp4  # noqa: E402
 import test_fp8_casts as fp8  # noqa: E402
+import test_copy_forms as copies  # noqa: E402
 
 
 def cases(rng):
@@ -65,6 +67,12 @@ def cases(rng):
         b = rng.integers(0, 256, size=(M, N // 2), dtype=np.uint8)
         out.append((f"fp4: copy through shared keeps every nibble {M}x{N}",
                     fp4.copy_kernel(M, N, 16, 64), [1], [b], b))
+    for rows in (4, 13):
+        a = rng.standard_normal((256, 64)).astype(np.float16)
+        b = rng.standard_normal((64, 64)).astype(np.float16)
+        out.append((f"copy of the first {rows} rows of a gemm accumulator (a fragment region)",
+                    copies.rows_of_a_product(256, 64, 64, rows), [2], [a, b],
+                    copies.rows_of_a_product_reference(a, b, rows)))
     for dtype in fp8.FORMATS:
         x = fp8.probe_values(dtype)
         out.append((f"fp8: f32 -> {dtype} (cvt.rn.satfinite), n={len(x)}",

@@ -133,3 +133,47 @@ def test_rocm_target_check():
     assert check_hip_availability() in (True, False)
     import tilemlir.rocm
     assert tilemlir.rocm.language is T
+
+
+def rows_of_a_product(M, K, N, rows, bm=64):
+    """A block's GEMM result of which only the first `rows` rows are kept:
+    T.copy(acc[:rows, :], s) from a region of the accumulator fragment into
+    shared memory, then to the output (TileLang's GQA decode keeps the
+    valid heads of its 64-row block so)."""
+
+    @T.prim_func
+    def k(A: T.Tensor((M, K), "float16"), B: T.Tensor((K, N), "float16"),
+          C: T.Tensor((M // bm * rows, N), "float16")):
+        with T.Kernel(M // bm, threads=128) as bx:
+            A_s = T.alloc_shared((bm, K), "float16")
+            B_s = T.alloc_shared((K, N), "float16")
+            acc = T.alloc_fragment((bm, N), "float32")
+            out = T.alloc_shared((rows, N), "float16")
+            T.copy(A[bx * bm, 0], A_s)
+            T.copy(B, B_s)
+            T.clear(acc)
+            T.gemm(A_s, B_s, acc)
+            T.copy(acc[:rows, :], out)
+            T.copy(out, C[bx * rows, 0])
+
+    return k
+
+
+def rows_of_a_product_reference(a, b, rows, bm=64):
+    full = (a.astype(np.float32) @ b.astype(np.float32)).reshape(-1, bm, b.shape[1])
+    return full[:, :rows].reshape(-1, b.shape[1])
+
+
+@pytest.mark.parametrize("rows", [4, 13])
+def test_copy_from_a_region_of_a_fragment(rng, rows):
+    a = rng.standard_normal((128, 32)).astype(np.float16)
+    b = rng.standard_normal((32, 64)).astype(np.float16)
+    c = tilemlir.compile(rows_of_a_product(128, 32, 64, rows), out_idx=[-1], target="cpu")(a, b)
+    np.testing.assert_allclose(c.astype(np.float32), rows_of_a_product_reference(a, b, rows),
+                               rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("target", ["cuda -arch=sm_90a", "cuda -arch=sm_80"])
+def test_copy_from_a_region_of_a_fragment_compiles_for_gpus(target):
+    kernel = tilemlir.compile(rows_of_a_product(128, 32, 64, 4), out_idx=[-1], target=target)
+    assert ".entry" in kernel.get_kernel_source()

@@ -219,7 +219,36 @@ struct FragmentStores {
   Type dstElt;
   int64_t numRegisters;
   bool toFragment;
+  /// A region of the source fragment (T.copy(acc[:4, :], s)): its offsets
+  /// and sizes; empty for the whole fragment.
+  SmallVector<OpFoldResult> regionOffsets = {};
+  ArrayRef<int64_t> regionSizes = {};
 };
+
+/// The tile indices of a register's fragment indices `fragIdx`: those of
+/// the whole fragment, or, for a region of it, the indices relative to the
+/// region (its extents of 1 dropped); `inside` gets the condition that the
+/// element lies in the region (null for the whole fragment).
+SmallVector<Value> storeTileIndices(OpBuilder &b, Location loc,
+                                    const FragmentStores &s,
+                                    ArrayRef<Value> fragIdx, Value &inside) {
+  inside = Value();
+  if (s.regionOffsets.empty())
+    return tileIndicesOf(fragIdx, s.layout.getShape());
+  SmallVector<Value> rel;
+  for (auto [idx, off, size] :
+       llvm::zip(fragIdx, s.regionOffsets, s.regionSizes)) {
+    Value r = arith::SubIOp::create(
+        b, loc, idx, getValueOrCreateConstantIndexOp(b, loc, off));
+    // Unsigned: an index before the region is outside too.
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, r,
+                                     indexConst(b, loc, size));
+    inside = inside ? arith::AndIOp::create(b, loc, inside, in).getResult()
+                    : in;
+    rel.push_back(r);
+  }
+  return tileIndicesOf(rel, s.regionSizes);
+}
 
 /// Registers r and r + 1 (neighbours along the last dimension) as one
 /// 2-element store where both are inside the tensor and the pair is
@@ -297,14 +326,19 @@ void storeRegisters(OpBuilder &rewriter, Location loc,
     }
     SmallVector<Value> fragIdx =
         indicesOfRegister(rewriter, loc, layout, s.tid, r);
-    buildIf(
-        rewriter, loc, registerOwnsElement(rewriter, loc, layout, s.tid, r),
-        [&](OpBuilder &b, Location l) {
-          SmallVector<Value> idx = physicalIndices(
-              b, l, s.swizzled,
-              s.dst.indices(b, l, tileIndicesOf(fragIdx, layout.getShape())));
-          storeTargetElement(b, l, s.dst, idx, value);
-        });
+    Value inside;
+    SmallVector<Value> tileIdx =
+        storeTileIndices(rewriter, loc, s, fragIdx, inside);
+    Value owns = registerOwnsElement(rewriter, loc, layout, s.tid, r);
+    if (inside)
+      owns = owns ? arith::AndIOp::create(rewriter, loc, owns, inside)
+                        .getResult()
+                  : inside;
+    buildIf(rewriter, loc, owns, [&](OpBuilder &b, Location l) {
+      SmallVector<Value> idx =
+          physicalIndices(b, l, s.swizzled, s.dst.indices(b, l, tileIdx));
+      storeTargetElement(b, l, s.dst, idx, value);
+    });
   }
 }
 
@@ -397,8 +431,11 @@ private:
                                   const CopySides &s) const {
     Location loc = op.getLoc();
     FragmentLayoutAttr layout = s.srcStorage->layout;
-    if (op.getSource().getType().getShape() !=
-        ArrayRef<int64_t>(op.getSourceSizes()))
+    // A region of the fragment: each thread stores the elements it holds
+    // inside the region, one by one.
+    bool whole = op.getSource().getType().getShape() ==
+                 ArrayRef<int64_t>(op.getSourceSizes());
+    if (!whole && s.dstScope == Scope::Fragment)
       return rewriter.notifyMatchFailure(op, "part of a fragment");
     CopyEnd dst(rewriter, loc, s.dstBuffer, op.getMixedTargetOffsets(),
                 op.getTargetSizes());
@@ -414,7 +451,7 @@ private:
     // Registers r, r + 1 that hold neighbours along the last dimension
     // (the tensor-core accumulator layouts): one 2-element store where
     // both are inside the tensor and the pair is aligned.
-    bool pairs = (s.dstGlobal || s.dstScope == Scope::Shared) &&
+    bool pairs = whole && (s.dstGlobal || s.dstScope == Scope::Shared) &&
                  layout.getReplicate() == 1 && op.getTileShape().size() == 2 &&
                  layout.getShape().size() == 2 &&
                  op.getTarget().getType().getLayout().isIdentity() &&
@@ -436,11 +473,15 @@ private:
                           s.dstElt,
                           regs,
                           s.dstScope == Scope::Fragment};
+    if (!whole) {
+      stores.regionOffsets = op.getMixedSourceOffsets();
+      stores.regionSizes = op.getSourceSizes();
+    }
     // To global memory, when the whole tile is inside the tensor and
     // aligned, runs of registers (of more than a pair) that hold
     // consecutive elements of a row store as one vector of up to 16 bytes
     // each; other tiles take the path below.
-    int64_t run = s.dstGlobal && layout.getReplicate() == 1
+    int64_t run = whole && s.dstGlobal && layout.getReplicate() == 1
                       ? vectorRun(dst, layout, regs)
                       : 1;
     scf::IfOp vectorIf;
