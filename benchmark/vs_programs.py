@@ -62,8 +62,15 @@ def close(out, ref, rtol, atol):
             raise AssertionError(f"output shape {tuple(o.shape)}, reference {tuple(r.shape)}")
         if not torch.isfinite(o).all():
             raise AssertionError("output has NaN or Inf")
-        worst = max(worst, (o - r).abs().max().item())
-        torch.testing.assert_close(o, r, rtol=rtol, atol=atol)
+        diff = (o - r).abs()
+        worst = max(worst, diff.max().item())
+        bad = diff > atol + rtol * r.abs()
+        if bad.any():
+            at = tuple(int(i) for i in torch.nonzero(bad)[0])
+            raise AssertionError(
+                f"{int(bad.sum())} of {bad.numel()} elements differ (rtol={rtol}, atol={atol}); "
+                f"max |diff| {diff.max().item():.3g}; first at {at}: got {o[at].item():.6g}, "
+                f"expected {r[at].item():.6g}")
     return worst
 
 
@@ -241,9 +248,11 @@ def gemv_cases():
             build=lambda mod, m=m, n=n: mod.gemv_alloc_reducer.compile(
                 M=m, N=n, block_M=128, block_N=128),
             inputs=lambda t, h, m=m, n=n: (t.randn(m, n), t.randn(n)),
-            # In f32: torch's f16 GEMV may reduce in f16 (both compilers
-            # failed the f16 reference).
-            reference=lambda mod, a: a[0].float() @ a[1].float(),
+            # The program multiplies in f16 (a_frag[i, j] * x_frag[j], both
+            # f16) and sums in f32: so does the reference (a plain f16 GEMV
+            # rounds differently: both compilers failed it by up to 0.08 on
+            # randn inputs, 2026-12-07).
+            reference=lambda mod, a: (a[0] * a[1]).float().sum(-1),
             work=2 * m * n * 2, unit="GB/s"))
     return cases
 

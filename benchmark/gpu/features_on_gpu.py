@@ -122,8 +122,10 @@ def main():
             continue
         import torch
         got = kernel(*[to_torch(x) for x in inputs])
-        if got.dtype not in (torch.float32, torch.uint8):
+        if got.element_size() == 1 and got.dtype != torch.uint8:
             got = got.view(torch.uint8)  # fp8, float4_e2m1fn_x2: the bytes
+        elif got.dtype == torch.float16:
+            got = got.float()
         got = got.cpu().numpy()
         if callable(want):
             ok, detail = want(got)
