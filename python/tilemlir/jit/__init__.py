@@ -484,11 +484,21 @@ def _kernel_args(params, host_args):
     return out
 
 
+def _launch_entry(params, k, grid):
+    """What the runtime needs to launch compiled kernel `k` (the compiler's
+    description) with `grid` (its T.Kernel's extents)."""
+    entry = {"entry": k["kernel"], "kernel_args": _kernel_args(params, k["args"]),
+             "grid": grid, "block": k["block"], "shared_bytes": k["shared_bytes"]}
+    if k.get("cluster"):
+        entry["cluster"] = k["cluster"]
+    return entry
+
+
 def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
     chip = target.split(":")[1]
     if launch is None:
         raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
-    if any(g is None for g in launch["grid"]):
+    if any(g is None for k in launch["kernels"] for g in k["grid"]):
         raise TileCompileError(
             "error: a grid extent of T.Kernel is computed from values the launcher cannot "
             "know; on CUDA targets grid extents must be expressions of the tensors' "
@@ -502,20 +512,33 @@ def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
     else:
         cubin, ptx, meta = _compiler().compile_cuda_with_ptx(ir, chip)
     kernels = meta["kernels"]
-    if len(kernels) != 1:
-        raise TileCompileError(f"error: expected one kernel, the function has {len(kernels)}")
-    k = kernels[0]
+    if len(kernels) != len(launch["kernels"]):
+        raise TileCompileError(f"error: the function has {len(launch['kernels'])} T.Kernel "
+                               f"blocks, but {len(kernels)} kernels were compiled")
+    launches = [_launch_entry(params, k, grid["grid"])
+                for k, grid in zip(kernels, launch["kernels"])]
     binary = "kernel.ptx" if cubin is None else "kernel.cubin"
     bundle = {"target": "cuda", "arch": chip, "binary": binary, "ptx": "kernel.ptx",
-              "entry": k["kernel"],
-              "params": params, "kernel_args": _kernel_args(params, k["args"]),
-              "grid": launch["grid"], "block": k["block"], "shared_bytes": k["shared_bytes"],
+              **launches[0], "params": params,
               "compiler_version": version, "compiler_id": compiler_id}
-    if k.get("cluster"):
-        bundle["cluster"] = k["cluster"]
     files = {"kernel.ptx": ptx, "kernel.mlir": ir.encode()}
     if cubin is not None:
         files["kernel.cubin"] = cubin
+    if len(launches) > 1:
+        # Several T.Kernel blocks, each its own module and binary, launched
+        # one after another on one stream.
+        blob = cubin if cubin is not None else ptx
+        modules = {b["module"]: b for b in meta["binaries"]}
+        for i, (k, entry) in enumerate(zip(kernels, launches)):
+            b = modules[k["module"]]
+            name = f"kernel_{i}.{'ptx' if cubin is None else 'cubin'}"
+            files[name] = blob[b["offset"]:b["offset"] + b["size"]]
+            entry["binary"] = name
+            if "ptx_offset" in b:
+                files[f"kernel_{i}.ptx"] = ptx[b["ptx_offset"]:b["ptx_offset"] + b["ptx_size"]]
+                entry["ptx"] = f"kernel_{i}.ptx"
+        bundle["kernels"] = launches
+        bundle.update(binary=launches[0]["binary"], ptx=launches[0].get("ptx", "kernel.ptx"))
     return cache.store(key, bundle, files)
 
 

@@ -157,20 +157,14 @@ def check_bundle(meta):
         roles = ("library",)
     elif target == "cuda":
         roles = ("binary",)
-        if not isinstance(meta.get("kernel_args"), list) or not all(
-                isinstance(a, dict) for a in meta["kernel_args"]):
-            return "no kernel argument list"
-        grid = meta.get("grid")
-        if not isinstance(grid, list) or not 1 <= len(grid) <= 3 or not all(
-                isinstance(g, (str, int)) and not isinstance(g, bool) for g in grid):
-            return f"grid {grid!r}"
-        for field in ("block", "cluster"):
-            v = meta.get(field, [1] if field == "cluster" else None)
-            if not isinstance(v, list) or not 1 <= len(v) <= 3 or \
-                    not all(_is_count(x, 1) for x in v):
-                return f"{field} {v!r}"
-        if not _is_count(meta.get("shared_bytes")):
-            return f"shared_bytes {meta.get('shared_bytes')!r}"
+        launches = meta.get("kernels", [meta])
+        if not isinstance(launches, list) or not launches or not all(
+                isinstance(k, dict) and isinstance(k.get("entry"), str) for k in launches):
+            return "a malformed kernel list"
+        for k in launches:
+            problem = _check_launch(k)
+            if problem:
+                return problem
     else:
         return f"target {target!r}"
     for role in roles + ("ptx",):
@@ -178,6 +172,26 @@ def check_bundle(meta):
             return f"its {role} {meta[role]!r} has no digest"
         if role in roles and role not in meta:
             return f"no {role}"
+    return None
+
+
+def _check_launch(k):
+    """What is wrong with one kernel's launch description in a CUDA
+    bundle (None if nothing)."""
+    if not isinstance(k.get("kernel_args"), list) or not all(
+            isinstance(a, dict) for a in k["kernel_args"]):
+        return "no kernel argument list"
+    grid = k.get("grid")
+    if not isinstance(grid, list) or not 1 <= len(grid) <= 3 or not all(
+            isinstance(g, (str, int)) and not isinstance(g, bool) for g in grid):
+        return f"grid {grid!r}"
+    for field in ("block", "cluster"):
+        v = k.get(field, [1] if field == "cluster" else None)
+        if not isinstance(v, list) or not 1 <= len(v) <= 3 or \
+                not all(_is_count(x, 1) for x in v):
+            return f"{field} {v!r}"
+    if not _is_count(k.get("shared_bytes")):
+        return f"shared_bytes {k.get('shared_bytes')!r}"
     return None
 
 

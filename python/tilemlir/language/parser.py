@@ -58,6 +58,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
         self.scopes = [Scope("func")]
         self.dyn_values = {}
         self.kernel = None  # (block index Values, grid extents) of the open kernel
+        self.launches = []  # the launch of each T.Kernel, in order
         self.node = self.func_def
         self.current_stmt = None
         self.macro_depth = 0
@@ -462,13 +463,14 @@ def translate(prim_func):
 
 
 def translate_with_launch(prim_func):
-    """(tile IR text, launch, written) where launch has the kernel's "grid"
-    as Python expressions over the dynamic dimensions (None where not
-    computable), "threads" and "cluster" (launch is None without a
-    T.Kernel), and written is the set of tensor parameters it writes."""
+    """(tile IR text, launch, written) where launch has the first kernel's
+    "grid" as Python expressions over the dynamic dimensions (None where
+    not computable), "threads" and "cluster", and "kernels": those of every
+    T.Kernel of the function in order (launch is None without a T.Kernel);
+    written is the set of tensor parameters it writes."""
     t = Translator(prim_func)
     ir = t.translate()
-    launch = getattr(t, "launch", None)
+    launch = dict(t.launches[0], kernels=t.launches) if t.launches else None
     if launch is not None:
         # The bundle's parameters for the T.alloc_global tensors.
         launch["workspaces"] = [

@@ -178,6 +178,7 @@ class StatementsMixin:
             self.thread_dims = [threads]
         extents = []
         self.launch = {"grid": [], "threads": threads, "cluster": None}
+        self.launches.append(self.launch)
         for a in args:
             if not isinstance(a, (Value, Access, TypedConstant)):
                 # CUDA's limit (2^31 - 1 blocks along x) bounds every target.

@@ -21,11 +21,38 @@ def load_bundle(path):
         return CpuKernel(path, meta)
     if target == "cuda" or target.startswith("cuda "):
         from .cuda import CudaKernel
+        if "kernels" in meta:
+            base = {f: v for f, v in meta.items() if f not in LAUNCH_FIELDS}
+            return KernelSequence([CudaKernel(path, {**base, **k}) for k in meta["kernels"]])
         return CudaKernel(path, meta)
     if target == "hip" or target.startswith("hip "):
         from .hip import HipKernel
         return HipKernel(path, meta)
     raise ValueError(f"bundle {path} is for target {target!r}, which this runtime cannot run")
+
+
+# A CUDA bundle's fields that describe one launch; a bundle of several
+# kernels lists them under "kernels" (the first also at the top level).
+LAUNCH_FIELDS = ("entry", "kernel_args", "grid", "block", "shared_bytes", "cluster", "binary",
+                 "ptx", "kernels")
+
+
+class KernelSequence:
+    """The kernels of a function with several T.Kernel blocks (a split-KV
+    decode and its combine), launched in order on the same stream, each
+    with the function's arguments: each starts after the one before has
+    finished, as launches on one stream do."""
+
+    def __init__(self, kernels):
+        self.kernels = kernels
+        self.params = kernels[0].params
+
+    def __call__(self, *args, stream=None):
+        self.launch(args, stream=stream)
+
+    def launch(self, args, stream=None):
+        for kernel in self.kernels:
+            kernel.launch(args, stream=stream)
 
 
 def check_written(params, spans):

@@ -25,6 +25,12 @@ A CUDA bundle's `bundle.json` has:
     "grid": ["(N + 127) // 128", ...] (1 to 3 expressions), "block": [x, y, z],
     "shared_bytes": dynamic shared memory, optional "cluster": [x, y, z].
 
+A function with several T.Kernel blocks adds "kernels": one entry per kernel,
+in order, each with its own "entry", "binary", "ptx", "kernel_args", "grid",
+"block", "shared_bytes" and "cluster" (the first one's also at the top
+level); load_bundle gives a runtime.KernelSequence that launches them one
+after another on the same stream.
+
 TMA arguments may also carry "element_strides" (default all 1),
 "l2_promotion" (0, 64, 128 or 256 bytes; default 128) and "oob_fill"
 ("none" or "nan"; default "none"). "box" and "element_strides" are in the
