@@ -177,3 +177,42 @@ def test_copy_from_a_region_of_a_fragment(rng, rows):
 def test_copy_from_a_region_of_a_fragment_compiles_for_gpus(target):
     kernel = tilemlir.compile(rows_of_a_product(128, 32, 64, 4), out_idx=[-1], target=target)
     assert ".entry" in kernel.get_kernel_source()
+
+
+def split_rows_into_tiles(n, rows, tile):
+    """Block b copies the `rows`-row region A[b*rows:(b+1)*rows] into a
+    `tile`-row shared tile (tile >= rows, TileLang's split-KV decode) and
+    writes the tile out: the tile's extents are read from the region's
+    start, past the tensor's end as zeros."""
+
+    @T.prim_func
+    def k(A: T.Tensor((n, 8), "float32"), B: T.Tensor((n // rows, tile, 8), "float32")):
+        with T.Kernel(n // rows, threads=32) as bx:
+            s = T.alloc_shared((tile, 8), "float32")
+            T.copy(A[bx * rows:(bx + 1) * rows, :], s)
+            T.copy(s, B[bx, 0:tile, :])
+
+    return k
+
+
+def test_global_region_smaller_than_its_tile_reads_the_tile(rng):
+    n, rows, tile = 20, 5, 8
+    a = rng.standard_normal((n, 8)).astype(np.float32)
+    b = tilemlir.compile(split_rows_into_tiles(n, rows, tile), out_idx=[-1], target="cpu")(a)
+    padded = np.vstack([a, np.zeros((tile, 8), np.float32)])
+    want = np.stack([padded[i * rows:i * rows + tile] for i in range(n // rows)])
+    np.testing.assert_array_equal(b, want)
+
+
+def test_tile_smaller_than_its_global_region_is_an_error():
+    @T.prim_func
+    def k(A: T.Tensor((64, 8), "float32"), B: T.Tensor((16, 8), "float32")):
+        with T.Kernel(1, threads=32) as bx:
+            s = T.alloc_shared((16, 8), "float32")
+            T.copy(A[0:32, :], s)  # <region-larger>
+            T.copy(s, B)
+
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(k, target="cpu")
+    assert_located(e, "region-larger", "both sides must have the same extents",
+                   source=THIS_FILE)

@@ -230,7 +230,9 @@ class TileOpsMixin:
             dsz = dsz or infer(dbuf, doff, ssz)
         # As in TileLang, both sides cover one tile: extents of 1 drop out
         # (A[i, 0:64] is a 64-tile), an element takes the other side's tile,
-        # and regions whose other extents differ are rejected (never clipped).
+        # and regions whose other extents differ are rejected (never clipped),
+        # except a global source region smaller than its on-chip target.
+        ssz = self._widen_global_source(sbuf, ssz, dbuf, dsz)
         if [s for s in ssz if s != 1] != [s for s in dsz if s != 1]:
             raise self.error(f"T.copy from a {'x'.join(map(str, ssz))} region of '{sbuf.name}' "
                              f"to a {'x'.join(map(str, dsz))} region of '{dbuf.name}': both "
@@ -247,6 +249,26 @@ class TileOpsMixin:
         if attrs:
             text += " {" + ", ".join(attrs) + "}"
         self.b.emit(f"{text} : {sbuf.memref_type()} to {dbuf.memref_type()}", loc)
+
+    @staticmethod
+    def _widen_global_source(sbuf, ssz, dbuf, dsz):
+        """The source extents of a copy from a global region into an on-chip
+        tile larger than the region along some dimensions: TileLang copies
+        the tile's extents from the region's start (the split-KV decode
+        copies the 125 keys of its split into a 128-row tile and masks the
+        rest), so the region widens to the tile; rows past the tensor's end
+        read the pad value as in any copy. Other extents are kept (the
+        caller rejects a mismatch)."""
+        if sbuf.scope != "global" or dbuf.scope == "global":
+            return ssz
+        src = [i for i, s in enumerate(ssz) if s != 1]
+        dst = [s for s in dsz if s != 1]
+        if len(src) != len(dst) or any(ssz[i] > d for i, d in zip(src, dst)):
+            return ssz
+        out = list(ssz)
+        for i, d in zip(src, dst):
+            out[i] = d
+        return out
 
     def call_gemm(self, node):
         a = self._args(node, ["A", "B", "C", "transpose_A", "transpose_B", "policy"],
