@@ -190,7 +190,8 @@ class KernelFunction:
         params = t.params_meta()
         n_in = len(t.order) - len(t.returned or ())
         out_idx = list(range(n_in, len(t.order)))
-        return build(t.prim, ir, getattr(t, "launch", None), params, out_idx, target,
+        from ..language.parser import launch_of
+        return build(t.prim, ir, launch_of(t), params, out_idx, target,
                      _pass_config_options(self.options["pass_configs"], target))
 
     def _values(self, args, kwargs):

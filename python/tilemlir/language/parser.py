@@ -470,11 +470,18 @@ def translate_with_launch(prim_func):
     written is the set of tensor parameters it writes."""
     t = Translator(prim_func)
     ir = t.translate()
-    launch = dict(t.launches[0], kernels=t.launches) if t.launches else None
-    if launch is not None:
-        # The bundle's parameters for the T.alloc_global tensors.
-        launch["workspaces"] = [
-            {"name": buf.name, "kind": "tensor", "dtype": buf.dtype.name,
-             "shape": list(buf.shape), "written": True, "workspace": True}
-            for buf, _ in t.workspaces]
-    return ir, launch, t.written
+    return ir, launch_of(t), t.written
+
+
+def launch_of(t):
+    """The launch of translated kernel function `t` (see
+    translate_with_launch), None without a T.Kernel."""
+    if not t.launches:
+        return None
+    launch = dict(t.launches[0], kernels=t.launches)
+    # The bundle's parameters for the T.alloc_global tensors.
+    launch["workspaces"] = [
+        {"name": buf.name, "kind": "tensor", "dtype": buf.dtype.name,
+         "shape": list(buf.shape), "written": True, "workspace": True}
+        for buf, _ in t.workspaces]
+    return launch
