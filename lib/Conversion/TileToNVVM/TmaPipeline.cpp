@@ -280,9 +280,10 @@ void placeRing(func::FuncOp func, TmaPipelinePlan &p, int64_t sharedBytes) {
 /// by TMA where TMA can store every one of them.
 void planStores(RewriterBase &rewriter, PipelinedOp loop, func::FuncOp func,
                 TmaPipelinePlan &p) {
-  if (p.specialize)
-    for (GemmOp gemm : p.tma.wgmmas)
-      fuseSharedEpilogue(rewriter, loop, gemm.getC());
+  // With or without a producer, the epilogue's shared tile gives way to the
+  // stage buffers, free once the loop is done.
+  for (GemmOp gemm : p.tma.wgmmas)
+    fuseSharedEpilogue(rewriter, loop, gemm.getC());
   // (storeThroughTma writes the panels of warpgroups stacked along M.)
   bool allTma = p.specialize && llvm::all_of(p.tma.wgmmas, [](GemmOp gemm) {
     return gemm.getMmaAttr().getWarpsN() == 1;
@@ -711,9 +712,8 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   loop.setNumStages(1);
   keepRolled(rewriter, loop);
   builder.finishLoop();
-  if (!p.specialize)
-    return true;
   builder.storeAccumulators();
-  builder.addProducer();
+  if (p.specialize)
+    builder.addProducer();
   return true;
 }

@@ -21,6 +21,11 @@ bool nvvm::canSpecialize(PipelinedOp loop, KernelOp kernel,
   if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
       flag && !flag.getValue())
     return false;
+  // One stage: a producer could not load ahead (the only slot is free once
+  // the gemms have read it), and its warpgroup would double the block's
+  // registers, halving the blocks an SM holds.
+  if (loop.getNumStages() < 2)
+    return false;
   int64_t threads = kernel.getThreads();
   scf::ForOp tiles = tileLoopOf(loop, kernel);
   if (loop.getNumStages() > kNamedBarriers - kFirstStageBarrier ||

@@ -11,8 +11,11 @@
 // sm_90a, the GEMM example: a TMA ring of 128-byte-swizzled panel buffers
 // with mbarriers and a producer warpgroup.
 // RUN: tile-opt %S/../../../../examples/gemm/gemm_sm90.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=TMA
-// The same loop with one stage: a ring of one slot (two barriers: full
-// and empty), each gemm waiting for its wgmmas (no tile.wgmma_pending).
+// The same loop with one stage: a ring of one slot without a producer
+// warpgroup (it could not load ahead, and its registers would halve the
+// blocks an SM holds): the block's threads issue the loads, one full
+// barrier, each gemm waiting for its wgmmas (no tile.wgmma_pending); the
+// epilogue's shared tile is the stage buffers.
 // RUN: sed -e 's/num_stages = 4/num_stages = 1/' %S/../../../../examples/gemm/gemm_sm90.mlir | tile-opt --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=ONE
 //
 // Buffers that are not placed yet.
@@ -54,8 +57,9 @@ func.func @cp_async(%A: memref<?x?xf16>, %B: memref<?x?xf16>) {
 
 // ONE-LABEL: func.func @gemm
 // ONE-SAME: tile.tma = {box = array<i64: 128, 64>, param = 0 : i64, swizzle = 128 : i64}
-// ONE: tile.kernel {{.*}} threads(256) attributes {{{.*}}tile.producer_threads = 128 : i64
-// ONE-COUNT-2: nvvm.mbarrier.init
+// ONE: tile.kernel {{.*}} threads(256) attributes {planned_shared_bytes = 49152 : i64, tile.shared_bytes = 50184 : i64} {
+// ONE-NOT: tile.producer_threads
+// ONE-COUNT-1: nvvm.mbarrier.init
 // ONE-NOT: nvvm.mbarrier.init
 // ONE: tile.bind_storage %{{.*}} {panel_bytes = 128 : i64, panel_rows = 128 : i64} : index to memref<128x64xf16, #tile.scope<shared>>
 // ONE: tile.gemm {{.*}} {mma = #tile.mma<wgmma, m64n256k16, warps = [8, 1]>} :
