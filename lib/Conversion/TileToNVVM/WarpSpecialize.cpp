@@ -16,23 +16,6 @@ using namespace mlir;
 using namespace mlir::tile;
 using namespace mlir::tile::nvvm;
 
-/// The SMs of the Hopper GPUs of this target (H100 / H200 SXM: 132).
-constexpr int64_t kHopperSMs = 132;
-
-/// Whether the kernel's grid, known at compile time, has at most one block
-/// for each SM of the GPU.
-static bool fitsOneWave(KernelOp kernel) {
-  if (!kernel.getDynamicGrid().empty())
-    return false;
-  int64_t blocks = 1;
-  for (int64_t extent : kernel.getStaticGrid()) {
-    if (ShapedType::isDynamic(extent))
-      return false;
-    blocks *= extent;
-  }
-  return blocks <= kHopperSMs;
-}
-
 bool nvvm::canSpecialize(PipelinedOp loop, KernelOp kernel,
                          ArrayRef<TmaLoad> loads) {
   if (auto flag = loop->getAttrOfType<BoolAttr>(kWarpSpecializeAttr);
@@ -44,14 +27,6 @@ bool nvvm::canSpecialize(PipelinedOp loop, KernelOp kernel,
   if (loop.getNumStages() < 2)
     return false;
   int64_t threads = kernel.getThreads();
-  // One consumer warpgroup in a grid of more blocks than an SM count: the
-  // producer would double the block's registers, and two or three blocks an
-  // SM hide more latency than a producer running ahead (TileLang's
-  // 128x128x32 GEMM on 128 threads at 4096^3 on an H100: 0.44 ms with a
-  // producer, 0.27 ms without). Fewer blocks run one an SM either way, and
-  // the producer helps them.
-  if (threads <= kWarpgroupSize && !fitsOneWave(kernel))
-    return false;
   scf::ForOp tiles = tileLoopOf(loop, kernel);
   if (loop.getNumStages() > kNamedBarriers - kFirstStageBarrier ||
       (loop->getParentOp() != kernel.getOperation() && !tiles) ||
