@@ -1,0 +1,871 @@
+//===- TileComputeOps.cpp - Gemms, fills, reductions, loops of tile ----===//
+//
+// The tile ops that compute (gemms, fills, reductions, scans), views and
+// tensors, the loops and the storage binding; TileOps.cpp has the kernel,
+// the buffers and the copies, TileOpsCommon.h what both use.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TileOpsCommon.h"
+
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+//===----------------------------------------------------------------------===//
+// GemmOp / GemmSpOp
+//===----------------------------------------------------------------------===//
+
+int64_t GemmOp::getM() {
+  MemRefType a = getA().getType();
+  return a.getDimSize(getTransposeA() ? 1 : 0);
+}
+int64_t GemmOp::getK() {
+  MemRefType a = getA().getType();
+  return a.getDimSize(getTransposeA() ? 0 : 1);
+}
+int64_t GemmOp::getN() {
+  MemRefType b = getB().getType();
+  return b.getDimSize(getTransposeB() ? 0 : 1);
+}
+
+static LogicalResult verifyRank2(Operation *op, StringRef name,
+                                 MemRefType type) {
+  if (type.getRank() == 2)
+    return success();
+  return op->emitOpError() << "operand " << name << " must be a 2-d tile, got "
+                           << type;
+}
+
+static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
+                                        MemRefType b, MemRefType c) {
+  if (failed(verifyRank2(op, "A", a)) || failed(verifyRank2(op, "B", b)) ||
+      failed(verifyRank2(op, "C", c)))
+    return failure();
+  if (failed(
+          verifyScope(op, "operand A", a, {Scope::Shared, Scope::Fragment})) ||
+      failed(
+          verifyScope(op, "operand B", b, {Scope::Shared, Scope::Fragment})) ||
+      failed(verifyScope(op, "accumulator C", c, {Scope::Fragment})))
+    return failure();
+  return success();
+}
+
+/// The #tile.mma of a gemm (M x N x K, A of `aElt`), if it has one: the
+/// instruction's shape and the warp partition must tile the gemm over the
+/// kernel's warps.
+/// An mfma choice: K of one instruction is 64 bytes of inputs a lane row
+/// for the 32x32 shapes and 128 for 16x16 (m32n32k8 f16, m16n16k32 i8),
+/// the waves' tiles are whole instructions, one wave per 64 threads.
+static LogicalResult verifyMfmaChoice(Operation *op, MmaAttr mma, int64_t m,
+                                      int64_t n, int64_t k, int64_t bits) {
+  int64_t wantK = (mma.getM() == 32 ? 128 : 256) / bits;
+  if (mma.getK() != wantK || k % wantK != 0)
+    return op->emitOpError()
+           << "has " << mma << ", whose K must be " << wantK << " for "
+           << bits << "-bit inputs and divide the gemm's K (" << k << ")";
+  int64_t rowsM, colsN, waves;
+  if (llvm::MulOverflow(mma.getWarpsM(), mma.getM(), rowsM) ||
+      llvm::MulOverflow(mma.getWarpsN(), mma.getN(), colsN) ||
+      llvm::MulOverflow(mma.getWarpsM(), mma.getWarpsN(), waves) ||
+      m % rowsM != 0 || n % colsN != 0)
+    return op->emitOpError() << "has " << mma << ", which does not tile its "
+                             << m << "x" << n << " output";
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && (kernel.getThreads() % 64 != 0 ||
+                 uint64_t(waves) != kernel.getThreads() / 64))
+    return op->emitOpError()
+           << "has " << mma << ", a partition over " << waves
+           << " 64-lane wavefronts, but the kernel has "
+           << kernel.getThreads() << " threads";
+  return success();
+}
+
+static LogicalResult verifyMmaChoice(Operation *op, MmaAttr mma, int64_t m,
+                                     int64_t n, int64_t k, Type aElt) {
+  if (!mma)
+    return success();
+  int64_t bits = aElt.getIntOrFloatBitWidth();
+  bool fp8 = isa<Float8E4M3FNType, Float8E5M2Type>(aElt);
+  bool wgmma = mma.getKind() == MmaKind::Wgmma;
+  if (mma.getKind() == MmaKind::Mfma)
+    return verifyMfmaChoice(op, mma, m, n, k, bits);
+  if (mma.getK() != 256 / bits || k % mma.getK() != 0)
+    return op->emitOpError()
+           << "has " << mma << ", whose K must be " << 256 / bits
+           << " for inputs of " << aElt << " and divide the gemm's K (" << k
+           << ")";
+  // (Products of the attribute's fields may overflow: then nothing fits.)
+  int64_t strips, rowsM, colsN, warps;
+  bool overflow =
+      llvm::MulOverflow(mma.getWarpsM(), int64_t{16}, strips) ||
+      llvm::MulOverflow(strips, mma.getRepeats(), rowsM) ||
+      llvm::MulOverflow(mma.getWarpsN(), int64_t{8}, colsN) ||
+      llvm::MulOverflow(mma.getWarpsM(), mma.getWarpsN(), warps);
+  if (overflow ||
+      (wgmma ? (m != rowsM || n != mma.getN() * mma.getWarpsN())
+             : (m % rowsM != 0 || n % colsN != 0)))
+    return op->emitOpError() << "has " << mma << ", which does not tile its "
+                             << m << "x" << n << " output";
+  if (!wgmma && fp8)
+    return op->emitOpError() << "has fp8 inputs, which run as wgmma only, but "
+                             << mma << " asks for mma_sync";
+  auto kernel = op->getParentOfType<KernelOp>();
+  if (kernel && (kernel.getThreads() % 32 != 0 ||
+                 uint64_t(warps) != kernel.getThreads() / 32))
+    return op->emitOpError()
+           << "has " << mma << ", a partition over " << warps
+           << " warps, but the kernel has " << kernel.getThreads()
+           << " threads";
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  MemRefType a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (failed(verifyGemmOperands(*this, a, b, c)))
+    return failure();
+  int64_t kb = b.getDimSize(getTransposeB() ? 1 : 0);
+  if (getK() != kb)
+    return emitOpError() << "K of A (" << getK() << ", A is " << a
+                         << (getTransposeA() ? " transposed" : "")
+                         << ") does not match K of B (" << kb << ", B is " << b
+                         << (getTransposeB() ? " transposed" : "") << ")";
+  if (c.getDimSize(0) != getM() || c.getDimSize(1) != getN())
+    return emitOpError() << "accumulator C must be " << getM() << "x" << getN()
+                         << " (M x N), got " << c;
+  if (!isLegalGemmTypes(a.getElementType(), b.getElementType(),
+                        c.getElementType(), /*sparse=*/false))
+    return emitOpError() << "unsupported element types " << a.getElementType()
+                         << " x " << b.getElementType() << " -> "
+                         << c.getElementType()
+                         << "; legal are: " << kLegalGemmTypes;
+  return verifyMmaChoice(*this, getMmaAttr(), getM(), getN(), getK(),
+                         a.getElementType());
+}
+
+LogicalResult GemmSpOp::verify() {
+  MemRefType a = getA().getType(), e = getE().getType(), b = getB().getType(),
+             c = getC().getType();
+  if (failed(verifyGemmOperands(*this, a, b, c)) ||
+      failed(verifyRank2(*this, "E", e)) ||
+      failed(verifyScope(*this, "metadata E", e,
+                         {Scope::Shared, Scope::Fragment})))
+    return failure();
+  int64_t k = b.getDimSize(getTransposeB() ? 1 : 0);
+  int64_t n = b.getDimSize(getTransposeB() ? 0 : 1);
+  int64_t m = a.getDimSize(0);
+  if (k % 4 != 0)
+    return emitOpError() << "K (" << k
+                         << ") must be a multiple of 4 for 2:4 sparsity";
+  if (a.getDimSize(1) * 2 != k)
+    return emitOpError() << "compressed A must be M x K/2 = " << m << "x"
+                         << k / 2 << " for K = " << k << " (from B), got " << a;
+  auto metaType = dyn_cast<IntegerType>(e.getElementType());
+  if (!metaType || !llvm::is_contained({8u, 16u, 32u}, metaType.getWidth()))
+    return emitOpError() << "metadata E must have element type i8, i16 or "
+                            "i32, got "
+                         << e.getElementType();
+  int64_t width = metaType.getWidth();
+  if (k % width != 0 || e.getDimSize(0) != m || e.getDimSize(1) != k / width)
+    return emitOpError() << "metadata E must be M x K/" << width << " = " << m
+                         << "x" << (k / width) << " for K = " << k
+                         << " and element type " << metaType << ", got " << e;
+  if (c.getDimSize(0) != m || c.getDimSize(1) != n)
+    return emitOpError() << "accumulator C must be " << m << "x" << n
+                         << " (M x N), got " << c;
+  if (!isLegalGemmTypes(a.getElementType(), b.getElementType(),
+                        c.getElementType(), /*sparse=*/true))
+    return emitOpError() << "unsupported element types " << a.getElementType()
+                         << " x " << b.getElementType() << " -> "
+                         << c.getElementType()
+                         << " for a sparse gemm; legal are f16 x f16 -> f16 | "
+                            "f32, bf16 x bf16 -> f32, fp8 x fp8 -> f32 | f16, "
+                            "i8 x i8 -> i32";
+  if (getMmaAttr() && getMmaAttr().getKind() != MmaKind::MmaSync)
+    return emitOpError() << "runs as mma_sync on its expanded A, but has "
+                         << getMmaAttr();
+  return verifyMmaChoice(*this, getMmaAttr(), m, n, k, a.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// FillOp / ClearOp
+//===----------------------------------------------------------------------===//
+
+static constexpr std::initializer_list<Scope> kTileScopes = {
+    Scope::Shared, Scope::Fragment, Scope::Local};
+
+LogicalResult FillOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (failed(verifyScope(*this, "buffer", type, kTileScopes)))
+    return failure();
+  if (getValue().getType() != type.getElementType())
+    return emitOpError() << "value type " << getValue().getType()
+                         << " must be the buffer's element type "
+                         << type.getElementType();
+  return success();
+}
+
+namespace {
+/// fill with +0 (or integer 0) is clear.
+struct FillZeroToClear : public OpRewritePattern<FillOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(FillOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!matchPattern(op.getValue(), m_Zero()) &&
+        !matchPattern(op.getValue(), m_PosZeroFloat()))
+      return failure();
+    rewriter.replaceOpWithNewOp<ClearOp>(op, op.getBuffer());
+    return success();
+  }
+};
+} // namespace
+
+void FillOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                         MLIRContext *context) {
+  results.add<FillZeroToClear>(context);
+}
+
+LogicalResult ClearOp::verify() {
+  return verifyScope(*this, "buffer", getBuffer().getType(), kTileScopes);
+}
+
+//===----------------------------------------------------------------------===//
+// ReduceOp
+//===----------------------------------------------------------------------===//
+
+static ParseResult parseReduceKind(OpAsmParser &parser, ReduceKindAttr &kind) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef keyword;
+  if (parser.parseKeyword(&keyword))
+    return failure();
+  std::optional<ReduceKind> value = symbolizeReduceKind(keyword);
+  if (!value)
+    return parser.emitError(loc)
+           << "unknown reduction '" << keyword
+           << "'; expected sum, max, min, abssum or absmax";
+  kind = ReduceKindAttr::get(parser.getContext(), *value);
+  return success();
+}
+
+static void printReduceKind(OpAsmPrinter &p, Operation *, ReduceKindAttr kind) {
+  p << stringifyReduceKind(kind.getValue());
+}
+
+LogicalResult ReduceOp::verify() {
+  MemRefType src = getSource().getType(), dst = getTarget().getType();
+  if (failed(verifyScope(*this, "source", src, kTileScopes)) ||
+      failed(verifyScope(*this, "target", dst, kTileScopes)))
+    return failure();
+  int64_t rank = src.getRank();
+  if (rank == 0)
+    return emitOpError() << "source must have rank >= 1";
+  // The I64Attr getter is unsigned; a negative dim must not wrap around.
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= rank)
+    return emitOpError() << "dim " << dim << " is out of range for a "
+                         << "source of rank " << rank;
+  SmallVector<int64_t> expected = llvm::to_vector(src.getShape());
+  expected.erase(expected.begin() + dim);
+  if (expected.empty())
+    expected.push_back(1);
+  if (dst.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "target shape must be " << shapeStr(expected)
+                         << " (source shape without dim " << dim << "), got "
+                         << shapeStr(dst.getShape());
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "source and target element types differ: "
+                         << src.getElementType() << " vs "
+                         << dst.getElementType();
+  if (!isa<FloatType, IntegerType>(src.getElementType()))
+    return emitOpError() << "reduces integer or float tiles, got "
+                         << src.getElementType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FinalizeReducerOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult FinalizeReducerOp::verify() {
+  MemRefType type = getReducer().getType();
+  if (failed(verifyScope(*this, "reducer", type, {Scope::Local})))
+    return failure();
+  ReduceKind kind = getKind();
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Max &&
+      kind != ReduceKind::Min)
+    return emitOpError() << "combines by sum, max or min, got "
+                         << stringifyReduceKind(kind);
+  Type elt = type.getElementType();
+  if (!isa<FloatType, IntegerType>(elt))
+    return emitOpError() << "reduces integer or float buffers, got " << elt;
+  if (getSeed() && getSeed().getType() != elt)
+    return emitOpError() << "seed must have the reducer's element type "
+                         << elt << ", got " << getSeed().getType();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Atomic ops
+//===----------------------------------------------------------------------===//
+
+template <typename AtomicOpT> static LogicalResult verifyAtomic(AtomicOpT op) {
+  MemRefType target = op.getTarget().getType();
+  if (!isGlobal(target) && !isTileScope(target, {Scope::Shared}))
+    return op.emitOpError() << "target must be global or shared memory, got "
+                            << stringifyScopeOf(target) << " " << target;
+  if (failed(verifyListOfOperandsOrIntegers(op, "offsets", target.getRank(),
+                                            op.getStaticOffsets(),
+                                            op.getOffsets())))
+    return failure();
+  Type elt = target.getElementType();
+  if (!isa<FloatType>(elt) && !elt.isInteger(32) && !elt.isInteger(64))
+    return op.emitOpError()
+           << "supports float, i32 and i64 targets, got " << elt;
+  Type valueType = op.getValue().getType();
+  if (std::optional<ArrayRef<int64_t>> sizes = op.getSizes()) {
+    if (isa<MemRefType>(valueType))
+      return op.emitOpError()
+             << "takes sizes only with a scalar value (a tile value gives "
+                "the region's shape)";
+    if (static_cast<int64_t>(sizes->size()) != target.getRank())
+      return op.emitOpError()
+             << "expected " << target.getRank()
+             << " sizes (one per target dimension), got " << sizes->size();
+    if (llvm::any_of(*sizes, [](int64_t s) { return s <= 0; }))
+      return op.emitOpError() << "sizes must be positive";
+  }
+  if (auto tileType = dyn_cast<MemRefType>(valueType)) {
+    if (!tileType.hasStaticShape())
+      return op.emitOpError()
+             << "value tile must be a statically shaped tile buffer, got "
+             << tileType;
+    if (failed(verifyScope(op, "value tile", tileType, kTileScopes)))
+      return failure();
+    if (tileType.getRank() != target.getRank())
+      return op.emitOpError()
+             << "value tile rank (" << tileType.getRank()
+             << ") must equal the target rank (" << target.getRank() << ")";
+    if (tileType.getElementType() != elt)
+      return op.emitOpError()
+             << "value tile element type " << tileType.getElementType()
+             << " must be the target's " << elt;
+    return success();
+  }
+  if (valueType != elt)
+    return op.emitOpError() << "value must be a " << elt
+                            << " scalar or a tile buffer, got " << valueType;
+  return success();
+}
+
+#define TILE_ATOMIC_OP_METHODS(OpT)                                            \
+  LogicalResult OpT::verify() { return verifyAtomic(*this); }                  \
+  SmallVector<OpFoldResult> OpT::getMixedOffsets() {                           \
+    return getMixedValues(getStaticOffsets(), getOffsets(), getContext());     \
+  }
+TILE_ATOMIC_OP_METHODS(AtomicAddOp)
+TILE_ATOMIC_OP_METHODS(AtomicMaxOp)
+TILE_ATOMIC_OP_METHODS(AtomicMinOp)
+#undef TILE_ATOMIC_OP_METHODS
+
+//===----------------------------------------------------------------------===//
+// ViewOp
+//===----------------------------------------------------------------------===//
+
+Value ViewOp::getViewSource() { return getSource(); }
+
+LogicalResult MakeTensorOp::verify() {
+  MemRefType type = getType();
+  if (type.getMemorySpace())
+    return emitOpError() << "makes a global tensor (no memory space), got "
+                         << type;
+  if (!type.getLayout().isIdentity())
+    return emitOpError() << "makes a row-major tensor, got " << type;
+  Type elt = type.getElementType();
+  if (!elt.isIntOrFloat())
+    return emitOpError() << "elements must be integers or floats, got "
+                         << elt;
+  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+    return emitOpError() << "has " << getSizes().size()
+                         << " sizes for the " << type.getNumDynamicDims()
+                         << " dynamic dimensions of " << type;
+  return success();
+}
+
+LogicalResult ViewOp::verify() {
+  MemRefType src = getSource().getType(), dst = getResult().getType();
+  if (failed(verifyScope(*this, "source", src, {Scope::Shared})) ||
+      failed(verifyScope(*this, "result", dst, {Scope::Shared})))
+    return failure();
+  for (auto [what, type] : {std::make_pair("source", src),
+                            std::make_pair("result", dst)}) {
+    Type elt = type.getElementType();
+    // float4_e2m1fn is stored two a byte (tile-emulate-fp4): its rows must
+    // be whole bytes.
+    bool packedFp4 = isa<Float4E2M1FNType>(elt) && type.getRank() > 0 &&
+                     type.getShape().back() % 2 == 0;
+    if (!packedFp4 &&
+        (!elt.isIntOrFloat() || elt.getIntOrFloatBitWidth() % 8 != 0))
+      return emitOpError() << what << " elements must be integers or floats "
+                                      "of whole bytes (or float4_e2m1fn "
+                                      "rows of an even length), got "
+                           << elt;
+    if (!type.getLayout().isIdentity())
+      return emitOpError() << what << " must be a row-major buffer, got "
+                           << type;
+  }
+  if (getBufferBytes(src) != getBufferBytes(dst))
+    return emitOpError() << "views the " << getBufferBytes(src)
+                         << " bytes of " << src << " as the "
+                         << getBufferBytes(dst) << " bytes of " << dst
+                         << ": both must hold the same bytes";
+  // After tile-place-buffers a shared buffer is the tile.bind_storage of
+  // its placed bytes.
+  if (!getSource().getDefiningOp<AllocSharedOp>() &&
+      !getSource().getDefiningOp<ViewOp>() &&
+      !getSource().getDefiningOp<BindStorageOp>())
+    return emitOpError() << "views a tile.alloc_shared buffer or a view of "
+                            "one";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ScanOp
+//===----------------------------------------------------------------------===//
+
+SmallVector<OpFoldResult> ScanOp::getMixedSourceOffsets() {
+  return mixedOffsetsOf(*this, /*target=*/false);
+}
+
+SmallVector<OpFoldResult> ScanOp::getMixedTargetOffsets() {
+  return mixedOffsetsOf(*this, /*target=*/true);
+}
+
+LogicalResult ScanOp::verify() {
+  unsigned numSources = getODSOperandIndexAndLength(0).second;
+  unsigned numTargets = getODSOperandIndexAndLength(2).second;
+  if (numSources != 1 || numTargets != 1)
+    return emitOpError() << "operandSegmentSizes must give one source and "
+                            "one target buffer, got "
+                         << numSources << " and " << numTargets;
+  if (getKind() != ReduceKind::Sum && getKind() != ReduceKind::Max)
+    return emitOpError() << "scans by sum or max, got "
+                         << stringifyReduceKind(getKind());
+  MemRefType src = getSource().getType(), dst = getTarget().getType();
+  if (failed(verifyScope(*this, "source", src, kTileScopes)) ||
+      failed(verifyScope(*this, "target", dst, kTileScopes)))
+    return failure();
+  if ((getScope(src) == Scope::Local) != (getScope(dst) == Scope::Local))
+    return emitOpError() << "scans a block's tile (shared or fragment "
+                            "buffers) or each thread's own copy (local "
+                            "buffers on both sides), not "
+                         << stringifyScopeOf(src) << " to "
+                         << stringifyScopeOf(dst);
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError() << "source and target element types differ: "
+                         << src.getElementType() << " vs "
+                         << dst.getElementType();
+  Type elt = src.getElementType();
+  if (!(elt.isInteger() && elt.getIntOrFloatBitWidth() >= 8) &&
+      !isa<Float16Type, BFloat16Type, Float32Type, Float64Type>(elt))
+    return emitOpError() << "scans tiles of 8- to 64-bit integers or of f16, "
+                            "bf16, f32 or f64, got "
+                         << elt;
+  if (src.getRank() == 0 || src.getRank() != dst.getRank())
+    return emitOpError() << "source and target must have the same rank >= 1, "
+                            "got "
+                         << src.getRank() << " and " << dst.getRank();
+  if (failed(verifyCopyRegion(*this, "source", src, getStaticSourceOffsets(),
+                              getSourceOffsets(), getSourceSizes())) ||
+      failed(verifyCopyRegion(*this, "target", dst, getStaticTargetOffsets(),
+                              getTargetOffsets(), getTargetSizes())))
+    return failure();
+  if (getSourceSizes() != getTargetSizes())
+    return emitOpError() << "source region " << shapeStr(getSourceSizes())
+                         << " and target region " << shapeStr(getTargetSizes())
+                         << " must have the same sizes";
+  // The I64Attr getter is unsigned; a negative dim must not wrap around.
+  int64_t dim = getDimAttr().getInt();
+  if (dim < 0 || dim >= src.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for regions "
+                         << "of rank " << src.getRank();
+  for (auto [what, type, sizes] :
+       {std::make_tuple("source", src, getSourceSizes()),
+        std::make_tuple("target", dst, getTargetSizes())})
+    if (getScope(type) == Scope::Fragment && type.getShape() != sizes)
+      return emitOpError() << "scans a fragment whole: the " << what
+                           << " region " << shapeStr(sizes)
+                           << " must be the fragment's shape "
+                           << shapeStr(type.getShape());
+  if (getSource() == getTarget() &&
+      (getMixedSourceOffsets() != getMixedTargetOffsets()))
+    return emitOpError() << "scans a buffer in place only over one region: "
+                            "the source and target offsets differ";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// ParallelOp
+//===----------------------------------------------------------------------===//
+
+void ParallelOp::build(OpBuilder &builder, OperationState &state,
+                       ArrayRef<int64_t> extents) {
+  state.addAttribute(getExtentsAttrName(state.name),
+                     builder.getDenseI64ArrayAttr(extents));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  for (size_t i = 0; i < extents.size(); ++i)
+    block->addArgument(builder.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location);
+}
+
+// (%i, %j) in (64, 64) attr-dict region
+ParseResult ParallelOp::parse(OpAsmParser &parser, OperationState &result) {
+  SmallVector<OpAsmParser::Argument> ivs;
+  SmallVector<int64_t> extents;
+  if (parser.parseArgumentList(ivs, AsmParser::Delimiter::Paren) ||
+      parser.parseKeyword("in") ||
+      parser.parseCommaSeparatedList(
+          AsmParser::Delimiter::Paren, [&]() -> ParseResult {
+            return parser.parseInteger(extents.emplace_back());
+          }))
+    return failure();
+  for (OpAsmParser::Argument &iv : ivs)
+    iv.type = parser.getBuilder().getIndexType();
+  result.addAttribute(getExtentsAttrName(result.name),
+                      parser.getBuilder().getDenseI64ArrayAttr(extents));
+  if (parseCheckedAttrDict<ParallelOp>(parser, result, /*withKeyword=*/true))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, ivs))
+    return failure();
+  ParallelOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void ParallelOp::print(OpAsmPrinter &p) {
+  p << " (";
+  llvm::interleaveComma(getBodyBlock().getArguments(), p,
+                        [&](BlockArgument arg) { p.printOperand(arg); });
+  p << ") in (";
+  llvm::interleaveComma(getExtents(), p);
+  p << ")";
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getExtentsAttrName()});
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
+}
+
+LogicalResult ParallelOp::verify() {
+  ArrayRef<int64_t> extents = getExtents();
+  if (extents.empty())
+    return emitOpError() << "needs at least one dimension";
+  for (auto [i, e] : llvm::enumerate(extents))
+    if (e <= 0)
+      return emitOpError() << "extent " << i << " must be positive, got " << e;
+  if (getBody().empty())
+    return emitOpError() << "needs a body";
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != extents.size())
+    return emitOpError() << "body must take one index per dimension: "
+                            "expected "
+                         << extents.size() << ", got "
+                         << body.getNumArguments();
+  for (BlockArgument arg : body.getArguments())
+    if (!arg.getType().isIndex())
+      return emitOpError() << "induction variables must have type index, got "
+                           << arg.getType();
+  return success();
+}
+
+SmallVector<Region *> ParallelOp::getLoopRegions() { return {&getBody()}; }
+
+std::optional<SmallVector<Value>> ParallelOp::getLoopInductionVars() {
+  return SmallVector<Value>(getBodyBlock().getArguments());
+}
+
+//===----------------------------------------------------------------------===//
+// PipelinedOp
+//===----------------------------------------------------------------------===//
+
+void PipelinedOp::build(OpBuilder &builder, OperationState &state, Value lower,
+                        Value upper, Value step, int64_t numStages) {
+  state.addOperands({lower, upper, step});
+  state.addAttribute(getNumStagesAttrName(state.name),
+                     builder.getI64IntegerAttr(numStages));
+  Region *body = state.addRegion();
+  Block *block = new Block();
+  body->push_back(block);
+  block->addArgument(builder.getIndexType(), state.location);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  YieldOp::create(builder, state.location);
+}
+
+// %k = %lb to %ub step %s num_stages = 3 attr-dict region
+ParseResult PipelinedOp::parse(OpAsmParser &parser, OperationState &result) {
+  OpAsmParser::Argument iv;
+  OpAsmParser::UnresolvedOperand lower, upper, step;
+  int64_t numStages;
+  Type index = parser.getBuilder().getIndexType();
+  if (parser.parseArgument(iv) || parser.parseEqual() ||
+      parser.parseOperand(lower) || parser.parseKeyword("to") ||
+      parser.parseOperand(upper) || parser.parseKeyword("step") ||
+      parser.parseOperand(step) || parser.parseKeyword("num_stages") ||
+      parser.parseEqual() || parser.parseInteger(numStages) ||
+      parser.resolveOperand(lower, index, result.operands) ||
+      parser.resolveOperand(upper, index, result.operands) ||
+      parser.resolveOperand(step, index, result.operands))
+    return failure();
+  iv.type = index;
+  result.addAttribute(getNumStagesAttrName(result.name),
+                      parser.getBuilder().getI64IntegerAttr(numStages));
+  if (parseCheckedAttrDict<PipelinedOp>(parser, result, /*withKeyword=*/true))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, {iv}))
+    return failure();
+  PipelinedOp::ensureTerminator(*body, parser.getBuilder(), result.location);
+  return success();
+}
+
+void PipelinedOp::print(OpAsmPrinter &p) {
+  p << " ";
+  p.printOperand(getInductionVar());
+  p << " = " << getLower() << " to " << getUpper() << " step " << getStep()
+    << " num_stages = " << getNumStages();
+  p.printOptionalAttrDictWithKeyword((*this)->getAttrs(),
+                                     {getNumStagesAttrName()});
+  p << " ";
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/needsExplicitTerminator(getBody()));
+}
+
+LogicalResult PipelinedOp::verify() {
+  // The I64Attr getter is unsigned; read it signed so that negative stage
+  // counts are rejected.
+  int64_t numStages = getNumStagesAttr().getInt();
+  if (numStages < 1)
+    return emitOpError() << "num_stages must be >= 1, got " << numStages;
+  if (getBody().empty())
+    return emitOpError() << "needs a body";
+  Block &body = getBodyBlock();
+  if (body.getNumArguments() != 1 || !body.getArgument(0).getType().isIndex())
+    return emitOpError() << "body must take one index induction variable";
+  if (std::optional<int64_t> step = getConstantIntValue(getStep()))
+    if (*step <= 0)
+      return emitOpError() << "step must be positive, got " << *step;
+  // Pure ops (index arithmetic, constants) are scheduled with their users
+  // and are not listed, so canonicalization cannot invalidate the lists.
+  // Counting them asks the body's ops for their memory effects, which is
+  // only safe once they are valid (an op's effects read its operand
+  // segments, for one); the verifier gets to them only after this op, so
+  // check them here first. Their own diagnostics say what is wrong.
+  if (!getOrder() && !getStage())
+    return success();
+  for (Operation &op : body.without_terminator())
+    if (failed(mlir::verify(&op)))
+      return failure();
+  int64_t numOps = getNumScheduledOps();
+  auto checkList = [&](StringRef name,
+                       std::optional<ArrayRef<int64_t>> list) -> LogicalResult {
+    if (!list)
+      return success();
+    if (static_cast<int64_t>(list->size()) != numOps)
+      return emitOpError() << name
+                           << " must have one entry per op of the "
+                              "body with side effects ("
+                           << numOps << "), got " << list->size();
+    return success();
+  };
+  if (failed(checkList("order", getOrder())) ||
+      failed(checkList("stage", getStage())))
+    return failure();
+  if (std::optional<ArrayRef<int64_t>> order = getOrder()) {
+    SmallVector<bool> seen(numOps, false);
+    for (int64_t pos : *order) {
+      if (pos < 0 || pos >= numOps || seen[pos])
+        return emitOpError()
+               << "order must be a permutation of 0.." << numOps - 1;
+      seen[pos] = true;
+    }
+  }
+  if (std::optional<ArrayRef<int64_t>> stage = getStage())
+    for (int64_t s : *stage)
+      if (s < 0 || s >= numStages)
+        return emitOpError()
+               << "stage " << s << " is out of range [0, " << numStages << ")";
+  return success();
+}
+
+int64_t PipelinedOp::getNumScheduledOps() {
+  int64_t count = 0;
+  for (Operation &op : getBodyBlock().without_terminator())
+    if (!isMemoryEffectFree(&op))
+      ++count;
+  return count;
+}
+
+SmallVector<Region *> PipelinedOp::getLoopRegions() { return {&getBody()}; }
+
+std::optional<SmallVector<Value>> PipelinedOp::getLoopInductionVars() {
+  return SmallVector<Value>{getInductionVar()};
+}
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopLowerBounds() {
+  return SmallVector<OpFoldResult>{getLower()};
+}
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopUpperBounds() {
+  return SmallVector<OpFoldResult>{getUpper()};
+}
+std::optional<SmallVector<OpFoldResult>> PipelinedOp::getLoopSteps() {
+  return SmallVector<OpFoldResult>{getStep()};
+}
+
+//===----------------------------------------------------------------------===//
+// AnnotateLayoutOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AnnotateLayoutOp::verify() {
+  MemRefType type = getBuffer().getType();
+  auto sameShape = [&](ArrayRef<int64_t> shape, StringRef layout,
+                       StringRef buffer) -> LogicalResult {
+    if (shape == type.getShape())
+      return success();
+    return emitOpError() << layout << " layout shape " << shapeStr(shape)
+                         << " must equal the " << buffer << " shape "
+                         << shapeStr(type.getShape());
+  };
+  if (auto fragment = dyn_cast<FragmentLayoutAttr>(getLayout())) {
+    if (failed(verifyScope(*this, "a buffer with a #tile.fragment layout", type,
+                           {Scope::Fragment})))
+      return failure();
+    return sameShape(fragment.getShape(), "fragment", "buffer");
+  }
+  if (auto layout = dyn_cast<TensorLayoutAttr>(getLayout())) {
+    if (!isGlobal(type) || !type.getLayout().isIdentity())
+      return emitOpError() << "a #tile.layout places the elements of a "
+                              "contiguous global tensor; the buffer is "
+                           << type;
+    return sameShape(layout.getShape(), "tensor", "tensor's");
+  }
+  return verifyScope(*this, "a buffer with a #tile.swizzle layout", type,
+                     {Scope::Shared});
+}
+
+//===----------------------------------------------------------------------===//
+// BindStorageOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult BindStorageOp::verify() {
+  MemRefType type = getResult().getType();
+  std::optional<Scope> scope = getScope(type);
+  if (!scope)
+    return emitOpError() << "result must be a tile buffer (memory space "
+                            "#tile.scope<...>), got "
+                         << type;
+  auto belongsTo = [&](StringRef attr, bool present,
+                       Scope owner) -> LogicalResult {
+    if (!present || *scope == owner)
+      return success();
+    return emitOpError() << "'" << attr << "' belongs to "
+                         << stringifyScope(owner) << " buffers, not to a "
+                         << stringifyScope(*scope) << " buffer";
+  };
+  if (failed(belongsTo("layout", bool(getLayout()), Scope::Fragment)) ||
+      failed(belongsTo("scratch_offset", bool(getScratchOffset()),
+                       Scope::Fragment)) ||
+      failed(belongsTo("planned_offset", bool(getPlannedOffset()),
+                       Scope::Shared)) ||
+      failed(belongsTo("swizzle_chunks", bool(getSwizzleChunks()),
+                       Scope::Shared)) ||
+      failed(belongsTo("panel_rows", bool(getPanelRows()), Scope::Shared)))
+    return failure();
+  if (bool(getPanelRows()) != bool(getPanelBytes()))
+    return emitOpError() << "'panel_rows' and 'panel_bytes' go together";
+  if (std::optional<uint64_t> bytes = getPanelBytes();
+      bytes && !llvm::is_contained({32, 64, 128}, int64_t(*bytes)))
+    return emitOpError() << "has panel_bytes " << int64_t(*bytes)
+                         << "; panels are 128, 64 or 32 bytes wide (the "
+                            "TMA / wgmma swizzle widths)";
+  for (auto [name, offset] : {std::pair{"scratch_offset", getScratchOffset()},
+                              std::pair{"planned_offset", getPlannedOffset()}})
+    if (offset && (int64_t(*offset) < 0 ||
+                   int64_t(*offset) % AllocSharedOp::kAlignment != 0))
+      return emitOpError() << "has " << name << " " << int64_t(*offset)
+                           << "; shared buffers are placed at non-negative "
+                              "multiples of "
+                           << AllocSharedOp::kAlignment << " bytes";
+  for (auto [name, count] : {std::pair{"swizzle_chunks", getSwizzleChunks()},
+                             std::pair{"panel_rows", getPanelRows()}})
+    if (count && int64_t(*count) <= 0)
+      return emitOpError() << "has " << name << " " << int64_t(*count)
+                           << "; it must be positive";
+  if (getSwizzleChunks() && (type.getRank() != 2 || getPanelRows()))
+    return emitOpError() << "'swizzle_chunks' swizzles plain 2-d shared "
+                            "buffers; the buffer is "
+                         << type << (getPanelRows() ? " in panels" : "");
+
+  // The storage: a shared address for panel buffers, else a memref of the
+  // buffer's elements.
+  if (getPanelRows()) {
+    if (!getStorage().getType().isIndex())
+      return emitOpError() << "with 'panel_rows' binds a shared address "
+                              "(index), got "
+                           << getStorage().getType();
+    int64_t rowBits = type.getRank() == 2 && type.getElementType().isIntOrFloat()
+                          ? type.getDimSize(1) * type.getElementTypeBitWidth()
+                          : 0;
+    if (rowBits == 0 || rowBits % (int64_t(*getPanelBytes()) * 8) != 0)
+      return emitOpError() << "with 'panel_bytes' " << int64_t(*getPanelBytes())
+                           << " needs a 2-d buffer whose rows are whole "
+                              "panels, got "
+                           << type;
+    return success();
+  }
+  auto storage = dyn_cast<MemRefType>(getStorage().getType());
+  if (!storage)
+    return emitOpError() << "binds an index (a shared address) only with "
+                            "'panel_rows'";
+  if (storage.getElementType() != type.getElementType())
+    return emitOpError() << "storage element type " << storage.getElementType()
+                         << " must be the buffer's " << type.getElementType();
+  if (*scope != Scope::Fragment) {
+    if (storage.getShape() != type.getShape())
+      return emitOpError() << "storage shape " << shapeStr(storage.getShape())
+                           << " must be the buffer's shape "
+                           << shapeStr(type.getShape());
+    return success();
+  }
+  FragmentLayoutAttr layout = getLayoutAttr();
+  if (!layout)
+    return emitOpError() << "binds a fragment without its 'layout' (the "
+                            "#tile.fragment of tile-infer-layouts)";
+  if (layout.getShape() != type.getShape())
+    return emitOpError() << "fragment layout shape "
+                         << shapeStr(layout.getShape())
+                         << " must equal the buffer shape "
+                         << shapeStr(type.getShape());
+  int64_t registers = llvm::divideCeil(
+      type.getNumElements() * layout.getReplicate(), layout.getThreads());
+  if (storage.getRank() != 1 || storage.getDimSize(0) != registers)
+    return emitOpError() << "binds a fragment to " << storage
+                         << "; its layout gives each thread " << registers
+                         << " registers, a "
+                         << MemRefType::get({registers}, type.getElementType());
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tile/Dialect/Tile/IR/TileOps.cpp.inc"
