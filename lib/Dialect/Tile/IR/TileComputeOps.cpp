@@ -393,7 +393,7 @@ LogicalResult MakeTensorOp::verify() {
   if (!elt.isIntOrFloat())
     return emitOpError() << "elements must be integers or floats, got "
                          << elt;
-  if (static_cast<int64_t>(getSizes().size()) != type.getNumDynamicDims())
+  if (getSizes().size() != type.getNumDynamicDims())
     return emitOpError() << "has " << getSizes().size()
                          << " sizes for the " << type.getNumDynamicDims()
                          << " dynamic dimensions of " << type;
