@@ -427,50 +427,50 @@ SmallVector<Value, 2> expandVote(NVVM::VoteSyncOp vote, LaneLoop &ll) {
   Value own = ll.at(vote.getPred(), t);
   NVVM::VoteSyncKind kind = vote.getKind();
   bool ballot = kind == NVVM::VoteSyncKind::ballot;
-  Value init = ballot ? c.i32(0)
-                      : arith::ConstantOp::create(
-                            rw, loc, rw.getBoolAttr(
-                                         kind != NVVM::VoteSyncKind::any));
-  ValueRange r = ll.fold(ll.warp0, ll.warpEnd, init, [&](ValueRange acc, Value l) {
-    Value lane = c.toI32(arith::RemUIOp::create(rw, loc, l, c.idx(kLanes)));
-    Value in = c.bit(mask, lane);
-    Value p = ll.at(vote.getPred(), l);
-    Value next;
-    switch (kind) {
-    case NVVM::VoteSyncKind::any:
-      next = arith::OrIOp::create(rw, loc, acc[0],
-                                  arith::AndIOp::create(rw, loc, in, p));
-      break;
-    case NVVM::VoteSyncKind::all:
-      next = arith::AndIOp::create(
-          rw, loc, acc[0],
-          arith::OrIOp::create(
-              rw, loc, c.cmp(arith::CmpIPredicate::eq, in,
-                             arith::ConstantOp::create(
-                                 rw, loc, rw.getBoolAttr(false))),
-              p));
-      break;
-    case NVVM::VoteSyncKind::uni:
-      next = arith::AndIOp::create(
-          rw, loc, acc[0],
-          arith::OrIOp::create(
-              rw, loc,
-              c.cmp(arith::CmpIPredicate::eq, in,
-                    arith::ConstantOp::create(rw, loc,
-                                              rw.getBoolAttr(false))),
-              c.cmp(arith::CmpIPredicate::eq, p, own)));
-      break;
-    case NVVM::VoteSyncKind::ballot: {
-      Value set = arith::AndIOp::create(rw, loc, in, p);
-      Value bitv = arith::ShLIOp::create(
-          rw, loc, arith::ExtUIOp::create(rw, loc, rw.getI32Type(), set),
-          lane);
-      next = arith::OrIOp::create(rw, loc, acc[0], bitv);
-      break;
-    }
-    }
-    return SmallVector<Value>{next};
-  });
+  Value init =
+      ballot ? c.i32(0)
+             : arith::ConstantOp::create(
+                   rw, loc, rw.getBoolAttr(kind != NVVM::VoteSyncKind::any));
+  ValueRange r =
+      ll.fold(ll.warp0, ll.warpEnd, init, [&](ValueRange acc, Value l) {
+        Value lane = c.toI32(arith::RemUIOp::create(rw, loc, l, c.idx(kLanes)));
+        Value in = c.bit(mask, lane);
+        Value p = ll.at(vote.getPred(), l);
+        Value next;
+        switch (kind) {
+        case NVVM::VoteSyncKind::any:
+          next = arith::OrIOp::create(rw, loc, acc[0],
+                                      arith::AndIOp::create(rw, loc, in, p));
+          break;
+        case NVVM::VoteSyncKind::all:
+          next = arith::AndIOp::create(
+              rw, loc, acc[0],
+              arith::OrIOp::create(rw, loc,
+                                   c.cmp(arith::CmpIPredicate::eq, in,
+                                         arith::ConstantOp::create(
+                                             rw, loc, rw.getBoolAttr(false))),
+                                   p));
+          break;
+        case NVVM::VoteSyncKind::uni:
+          next = arith::AndIOp::create(
+              rw, loc, acc[0],
+              arith::OrIOp::create(rw, loc,
+                                   c.cmp(arith::CmpIPredicate::eq, in,
+                                         arith::ConstantOp::create(
+                                             rw, loc, rw.getBoolAttr(false))),
+                                   c.cmp(arith::CmpIPredicate::eq, p, own)));
+          break;
+        case NVVM::VoteSyncKind::ballot: {
+          Value set = arith::AndIOp::create(rw, loc, in, p);
+          Value bitv = arith::ShLIOp::create(
+              rw, loc, arith::ExtUIOp::create(rw, loc, rw.getI32Type(), set),
+              lane);
+          next = arith::OrIOp::create(rw, loc, acc[0], bitv);
+          break;
+        }
+        }
+        return SmallVector<Value>{next};
+      });
   Value v = r[0];
   if (v.getType() != vote.getType())
     v = arith::ExtUIOp::create(rw, loc, vote.getType(), v);
@@ -489,25 +489,26 @@ SmallVector<Value, 2> expandMatch(NVVM::MatchSyncOp match, LaneLoop &ll) {
   Value own = ll.at(match.getVal(), t);
   bool any = match.getKind() == NVVM::MatchSyncKind::any;
   Value allTrue = arith::ConstantOp::create(rw, loc, rw.getBoolAttr(true));
-  ValueRange r = ll.fold(ll.warp0, ll.warpEnd, ValueRange{c.i32(0), allTrue},
-                      [&](ValueRange acc, Value l) {
-    Value lane = c.toI32(arith::RemUIOp::create(rw, loc, l, c.idx(kLanes)));
-    Value in = c.bit(mask, lane);
-    Value eq = c.cmp(arith::CmpIPredicate::eq, ll.at(match.getVal(), l), own);
-    Value bitv = arith::ShLIOp::create(rw, loc, c.i32(1), lane);
-    Value hit = arith::AndIOp::create(rw, loc, in, any ? eq : in);
-    Value m = arith::OrIOp::create(rw, loc, acc[0],
-                                   c.sel(hit, bitv, c.i32(0)));
-    Value same = arith::AndIOp::create(
-        rw, loc, acc[1],
-        arith::OrIOp::create(
-            rw, loc,
-            c.cmp(arith::CmpIPredicate::eq, in,
-                  arith::ConstantOp::create(rw, loc,
-                                            rw.getBoolAttr(false))),
-            eq));
-    return SmallVector<Value>{m, same};
-  });
+  ValueRange r = ll.fold(
+      ll.warp0, ll.warpEnd, ValueRange{c.i32(0), allTrue},
+      [&](ValueRange acc, Value l) {
+        Value lane = c.toI32(arith::RemUIOp::create(rw, loc, l, c.idx(kLanes)));
+        Value in = c.bit(mask, lane);
+        Value eq =
+            c.cmp(arith::CmpIPredicate::eq, ll.at(match.getVal(), l), own);
+        Value bitv = arith::ShLIOp::create(rw, loc, c.i32(1), lane);
+        Value hit = arith::AndIOp::create(rw, loc, in, any ? eq : in);
+        Value m =
+            arith::OrIOp::create(rw, loc, acc[0], c.sel(hit, bitv, c.i32(0)));
+        Value same = arith::AndIOp::create(
+            rw, loc, acc[1],
+            arith::OrIOp::create(rw, loc,
+                                 c.cmp(arith::CmpIPredicate::eq, in,
+                                       arith::ConstantOp::create(
+                                           rw, loc, rw.getBoolAttr(false))),
+                                 eq));
+        return SmallVector<Value>{m, same};
+      });
   if (any) {
     results.push_back(r[0]);
   } else {
@@ -558,8 +559,7 @@ SmallVector<Value, 2> expandShfl(NVVM::ShflOp shfl, LaneLoop &ll) {
     j = arith::OrIOp::create(
         rw, loc, minLane,
         arith::AndIOp::create(
-            rw, loc, arith::AndIOp::create(rw, loc, b, c.i32(0x1F)),
-            notSeg));
+            rw, loc, arith::AndIOp::create(rw, loc, b, c.i32(0x1F)), notSeg));
     ok = c.cmp(P::sle, j, maxLane);
     break;
   }
@@ -567,8 +567,7 @@ SmallVector<Value, 2> expandShfl(NVVM::ShflOp shfl, LaneLoop &ll) {
       rw, loc, warp0,
       arith::IndexCastOp::create(rw, loc, rw.getIndexType(),
                                  c.sel(ok, j, lane)));
-  Value exists = arith::CmpIOp::create(rw, loc, P::ult, src,
-                                       c.idx(threads));
+  Value exists = arith::CmpIOp::create(rw, loc, P::ult, src, c.idx(threads));
   src = arith::SelectOp::create(rw, loc, exists, src, t);
   results.push_back(ll.at(shfl.getVal(), src));
   return results;
@@ -585,27 +584,28 @@ SmallVector<Value, 2> expandActiveMask(LaneLoop &ll) {
   Value n = c.toI32(arith::SubIOp::create(rw, loc, ll.warpEnd, ll.warp0));
   Value part = arith::SubIOp::create(
       rw, loc, arith::ShLIOp::create(rw, loc, c.i32(1), n), c.i32(1));
-  results.push_back(
-      c.sel(c.cmp(arith::CmpIPredicate::eq, n, c.i32(kLanes)), c.i32(-1),
-            part));
+  results.push_back(c.sel(c.cmp(arith::CmpIPredicate::eq, n, c.i32(kLanes)),
+                          c.i32(-1), part));
   return results;
 }
 
 /// bar.red popc / and / or over the block's threads.
-SmallVector<Value, 2> expandBarrierReduction(NVVM::BarrierOp bar, LaneLoop &ll) {
+SmallVector<Value, 2> expandBarrierReduction(NVVM::BarrierOp bar,
+                                             LaneLoop &ll) {
   RewriterBase &rw = ll.rw;
   Location loc = ll.loc;
   Ints &c = ll.c;
   int64_t threads = ll.threads;
   SmallVector<Value, 2> results;
-  Value count = ll.fold(c.idx(0), c.idx(threads), ValueRange{c.i32(0)},
-                     [&](ValueRange acc, Value l) {
-    Value p = ll.at(bar.getReductionPredicate(), l);
-    Value set = c.cmp(arith::CmpIPredicate::ne, p, c.i32(0));
-    return SmallVector<Value>{arith::AddIOp::create(
-        rw, loc, acc[0],
-        arith::ExtUIOp::create(rw, loc, rw.getI32Type(), set))};
-  })[0];
+  Value count =
+      ll.fold(c.idx(0), c.idx(threads), ValueRange{c.i32(0)},
+              [&](ValueRange acc, Value l) {
+                Value p = ll.at(bar.getReductionPredicate(), l);
+                Value set = c.cmp(arith::CmpIPredicate::ne, p, c.i32(0));
+                return SmallVector<Value>{arith::AddIOp::create(
+                    rw, loc, acc[0],
+                    arith::ExtUIOp::create(rw, loc, rw.getI32Type(), set))};
+              })[0];
   Value r;
   switch (*bar.getReductionOp()) {
   case NVVM::BarrierReduction::POPC:
@@ -634,9 +634,9 @@ SmallVector<Value, 2> expandBarrierReduction(NVVM::BarrierOp bar, LaneLoop &ll) 
 /// thread loops read.
 LogicalResult ThreadSerializer::expandCollective(Operation *op) {
   Location loc = op->getLoc();
-  if (auto bar = dyn_cast<NVVM::BarrierOp>(op);
-      bar && !bar.getReductionOp() && !bar.getBarrierId() &&
-      !bar.getNumberOfThreads()) {
+  if (auto bar = dyn_cast<NVVM::BarrierOp>(op); bar && !bar.getReductionOp() &&
+                                                !bar.getBarrierId() &&
+                                                !bar.getNumberOfThreads()) {
     rw.eraseOp(op);
     return success();
   }
@@ -666,8 +666,8 @@ LogicalResult ThreadSerializer::expandCollective(Operation *op) {
     }
   }
   rw.setInsertionPoint(op);
-  auto loop = scf::ForOp::create(rw, loc, constIdx(0), constIdx(threads),
-                                 constIdx(1));
+  auto loop =
+      scf::ForOp::create(rw, loc, constIdx(0), constIdx(threads), constIdx(1));
   rw.setInsertionPoint(loop.getBody()->getTerminator());
   Ints c{rw, loc};
   Value t = loop.getInductionVar();
