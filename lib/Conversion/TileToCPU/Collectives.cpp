@@ -1,4 +1,4 @@
-//===- Collectives.cpp - Warp and block collectives on the CPU -----------===//
+//===- Collectives.cpp - Warp and block collectives on the CPU ------------===//
 //
 // vote.sync, match.sync, shfl.sync, activemask and bar.red as loops over the
 // threads of a block that the CPU runs one after another (see Collectives.h

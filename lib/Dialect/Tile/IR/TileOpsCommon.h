@@ -1,8 +1,8 @@
 //===- TileOpsCommon.h - Helpers of the tile ops' definitions ---*- C++ -*-===//
 //
-// What TileOps.cpp (helpers, kernel, buffers, copies) and TileComputeOps.cpp
-// (gemms, fills, reductions, views, scans, loops, storage) share. Private to
-// lib/Dialect/Tile/IR.
+// What TileOps.cpp (helpers, kernel, buffers, copies), TileComputeOps.cpp
+// (gemms, fills, reductions, views, scans) and TileLoopOps.cpp (loops,
+// storage) share. Private to lib/Dialect/Tile/IR.
 //
 //===----------------------------------------------------------------------===//
 
