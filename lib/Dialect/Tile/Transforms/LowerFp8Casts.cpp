@@ -248,13 +248,12 @@ struct Fp8CastLowering {
   SmallVector<Value> toCodes(OpBuilder &b, Location loc, ArrayRef<Value> xs,
                              Type fp8) const {
     SmallVector<Value> out;
+    if (!useCvt) {
+      for (Value x : xs)
+        out.push_back(f32ToFp8Code(b, loc, x, formatOf(fp8)));
+      return out;
+    }
     for (size_t i = 0; i < xs.size(); i += 2) {
-      if (!useCvt) {
-        out.push_back(f32ToFp8Code(b, loc, xs[i], formatOf(fp8)));
-        if (i + 1 < xs.size())
-          out.push_back(f32ToFp8Code(b, loc, xs[i + 1], formatOf(fp8)));
-        continue;
-      }
       Value hi = i + 1 < xs.size() ? xs[i + 1] : xs[i];
       auto [lo, high] = cvtF32x2ToFp8(b, loc, xs[i], hi, fp8);
       out.push_back(lo);
@@ -268,13 +267,12 @@ struct Fp8CastLowering {
   SmallVector<Value> fromCodes(OpBuilder &b, Location loc,
                                ArrayRef<Value> codes, Type fp8) const {
     SmallVector<Value> out;
+    if (!useCvt) {
+      for (Value code : codes)
+        out.push_back(fp8CodeToF32(b, loc, code, formatOf(fp8)));
+      return out;
+    }
     for (size_t i = 0; i < codes.size(); i += 2) {
-      if (!useCvt) {
-        out.push_back(fp8CodeToF32(b, loc, codes[i], formatOf(fp8)));
-        if (i + 1 < codes.size())
-          out.push_back(fp8CodeToF32(b, loc, codes[i + 1], formatOf(fp8)));
-        continue;
-      }
       Value hi = i + 1 < codes.size() ? codes[i + 1] : codes[i];
       auto [lo, high] =
           cvtFp8x2ToF32(b, loc, codes[i], hi, fp8, i + 1 < codes.size());
