@@ -59,24 +59,25 @@ const char *tileCpuGetLLVMIR(TileCpuModule *module);
 
 void tileCpuDestroy(TileCpuModule *module);
 
-/* Compiles `ir` (tile IR) for an NVIDIA GPU (`chip` sm_80 or sm_90a, PTX
- * `features` such as "+ptx80", LLVM `opt_level`, `format` "bin" for cubin or
- * "isa" for PTX). On success returns 0, sets *binary / *binary_size to the
+/* Compiles `ir` (tile IR) for a GPU: NVIDIA (`chip` sm_80 or sm_90a, PTX
+ * `features` such as "+ptx80") or AMD (`chip` gfx942; `features` unused),
+ * with LLVM `opt_level` and `format` "bin" (cubin, hsaco) or "isa" (PTX,
+ * AMDGCN assembly). On success returns 0, sets *binary / *binary_size to the
  * device code (free with tileFreeString) and *metadata to a JSON object:
  * {"kernels": [{"func": host function, "kernel": symbol in the binary,
  * "args": [index of the host function argument passed as each kernel
  * argument], "block": [x, y, z], "shared_bytes": n, "cluster": [x, y, z] or
  * null}], "binaries": [{"module": gpu.module name, "offset": n, "size": n,
  * "ptx_offset": n, "ptx_size": n}]} (each binary's bytes in *binary and,
- * with `ptx`, its PTX in *ptx).
- * When `ptx` is not null, *ptx / *ptx_size are also set to the PTX (free
- * with tileFreeString): with format "bin" or "fatbin", the PTX that ptxas
- * assembled, from the same run of the pipeline (the text format "isa"
+ * with `ptx`, its assembly in *ptx).
+ * When `ptx` is not null, *ptx / *ptx_size are also set to the assembly
+ * (free with tileFreeString): with format "bin" or "fatbin", the text that
+ * was assembled, from the same run of the pipeline (what the format "isa"
  * gives; the binary is the same bytes as without `ptx`). */
-int tileCudaCompile(const char *ir, const char *chip, const char *features,
-                    int32_t opt_level, const char *format, char **binary,
-                    int64_t *binary_size, char **ptx, int64_t *ptx_size,
-                    char **metadata, char **error);
+int tileGpuCompile(const char *ir, const char *chip, const char *features,
+                   int32_t opt_level, const char *format, char **binary,
+                   int64_t *binary_size, char **ptx, int64_t *ptx_size,
+                   char **metadata, char **error);
 
 /* The stages of the pipelines, in the order the passes reach them, comma
  * separated: "tile,verified,lower-ops,lower-kernel,llvm" (owned by the
@@ -84,9 +85,10 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
 const char *tilePipelineStages(void);
 
 /* The textual pass pipeline ("builtin.module(...)", what tileRunPipeline
- * takes) that lowers tile IR for `target` ("cpu", "sm_80" or "sm_90a") up to
+ * takes) that lowers tile IR for `target` ("cpu", "sm_80", "sm_90a" or
+ * "gfx942") up to
  * the end of `stage` (one of tilePipelineStages; "llvm" is the whole
- * pipeline, for NVIDIA chips with the PTX text in the gpu.binary): the passes
+ * pipeline, for GPU chips with the PTX or AMDGCN text in the gpu.binary): the passes
  * the compiler itself runs, printed from the same pass manager. Returns null
  * with the message in *error for an unknown target or stage. */
 char *tilePipeline(const char *target, const char *stage, char **error);

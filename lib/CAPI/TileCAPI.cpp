@@ -221,10 +221,10 @@ static int64_t constantOf(Value v) {
   return -1;
 }
 
-int tileCudaCompile(const char *ir, const char *chip, const char *features,
-                    int32_t opt_level, const char *format, char **binary,
-                    int64_t *binary_size, char **ptx, int64_t *ptx_size,
-                    char **metadata, char **error) {
+int tileGpuCompile(const char *ir, const char *chip, const char *features,
+                   int32_t opt_level, const char *format, char **binary,
+                   int64_t *binary_size, char **ptx, int64_t *ptx_size,
+                   char **metadata, char **error) {
   CompileTiming timing;
   TimingScope contextTimer = timing.root.nest("Context");
   std::unique_ptr<MLIRContext> context = makeContext();
@@ -312,16 +312,26 @@ int tileCudaCompile(const char *ir, const char *chip, const char *features,
     return 1;
   }
 
-  TileToNVVMPipelineOptions options;
-  options.chip = chip;
-  options.features = features;
-  options.optLevel = opt_level;
-  options.format = format;
-  // The PTX of a binary comes from the run that assembles it.
+  // The assembly (PTX, AMDGCN) of a binary comes from the run that
+  // assembles it.
   bool isaFormat = StringRef(format) == "isa";
-  options.keepIsa = ptx && !isaFormat;
   PassManager lower(context.get());
-  buildGPUKernelsToNVVMPipeline(lower, options);
+  if (StringRef(chip).starts_with("gfx")) {
+    TileToROCDLPipelineOptions options;
+    options.chip = chip;
+    options.optLevel = opt_level;
+    options.format = format;
+    options.keepIsa = ptx && !isaFormat;
+    buildGPUKernelsToROCDLPipeline(lower, options);
+  } else {
+    TileToNVVMPipelineOptions options;
+    options.chip = chip;
+    options.features = features;
+    options.optLevel = opt_level;
+    options.format = format;
+    options.keepIsa = ptx && !isaFormat;
+    buildGPUKernelsToNVVMPipeline(lower, options);
+  }
   if (failed(runThenVerify(lower, *module, timing)) ||
       diagnostics.sawError()) {
     setError(error, diagnostics.take());

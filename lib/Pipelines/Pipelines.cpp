@@ -12,12 +12,18 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVM/NVVM/Utils.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/Program.h"
 
 #include <mutex>
+#include <optional>
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -186,6 +192,108 @@ void mlir::tile::buildTileToNVVMPipeline(
   endStage(stages, "llvm", pm);
 }
 
+/// True when `root` holds what the ROCDL serializer takes from a toolkit.
+static bool isRocmToolkit(StringRef root) {
+  return !root.empty() &&
+         llvm::sys::fs::is_directory(root + "/amdgcn/bitcode") &&
+         llvm::sys::fs::can_execute(root + "/llvm/bin/ld.lld");
+}
+
+/// Makes (once a process) the toolkit of links to Debian's device
+/// libraries and ld.lld; empty when either is missing.
+static std::string makeDebianRocmToolkit() {
+  static const char *bitcodeDirs[] = {"/usr/lib/x86_64-linux-gnu/amdgcn",
+                                      "/usr/lib/aarch64-linux-gnu/amdgcn",
+                                      "/usr/lib/amdgcn"};
+  std::string amdgcn;
+  for (const char *dir : bitcodeDirs)
+    if (llvm::sys::fs::is_directory(std::string(dir) + "/bitcode")) {
+      amdgcn = dir;
+      break;
+    }
+  // The ld.lld of the LLVM this library was built with, else the one of
+  // its release on the PATH: an older ld.lld refuses newer code objects.
+  llvm::ErrorOr<std::string> lld =
+      llvm::sys::findProgramByName("ld.lld", {TILE_LLVM_TOOLS_DIR});
+  if (!lld)
+    lld = llvm::sys::findProgramByName(
+        "ld.lld-" + std::to_string(LLVM_VERSION_MAJOR));
+  if (amdgcn.empty() || !lld)
+    return "";
+  // One directory for each pair of targets, shared by the processes that
+  // need it (whichever makes a link first, the others find it made).
+  SmallString<128> root;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, root);
+  llvm::sys::path::append(
+      root, "tilemlir-rocm-toolkit-" +
+                llvm::utohexstr(llvm::hash_combine(amdgcn, *lld)));
+  if (!isRocmToolkit(root)) {
+    (void)llvm::sys::fs::create_directories(root + "/llvm/bin");
+    (void)llvm::sys::fs::create_link(amdgcn, root + "/amdgcn");
+    (void)llvm::sys::fs::create_link(*lld, root + "/llvm/bin/ld.lld");
+  }
+  return isRocmToolkit(root) ? std::string(root) : std::string();
+}
+
+std::string mlir::tile::rocmToolkitPath() {
+  StringRef installed = ROCDL::getROCMPath();
+  if (isRocmToolkit(installed))
+    return installed.str();
+  static std::mutex made;
+  static std::optional<std::string> debian;
+  std::lock_guard<std::mutex> lock(made);
+  if (!debian)
+    debian = makeDebianRocmToolkit();
+  return *debian;
+}
+
+void mlir::tile::buildGPUKernelsToROCDLPipeline(
+    OpPassManager &pm, const TileToROCDLPipelineOptions &options) {
+  // Upstream's ROCDL lowering, in the order of the NVVM half above:
+  // convert-gpu-to-rocdl also lowers the amdgpu ops (MFMA) and the math
+  // functions (to the device library's ocml calls).
+  pm.addPass(createConvertVectorToSCFPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuROCDLAttachTargetOptions target;
+  target.chip = options.chip;
+  target.optLevel = options.optLevel;
+  // Code object version 5: what ROCm 5.x and 6.x load.
+  target.abiVersion = "500";
+  pm.addPass(createGpuROCDLAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(index));
+  ConvertGpuOpsToROCDLOpsOptions gpuToROCDL;
+  gpuToROCDL.chipset = options.chip;
+  gpuToROCDL.indexBitwidth = 64;
+  gpuToROCDL.runtime = gpu::amd::Runtime::HIP;
+  pm.addNestedPass<gpu::GPUModuleOp>(
+      createConvertGpuOpsToROCDLOps(gpuToROCDL));
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  TileGpuModuleToBinaryOptions binary;
+  binary.format = options.format;
+  binary.toolkitPath = rocmToolkitPath();
+  binary.keepIsa = options.keepIsa;
+  pm.addPass(createTileGpuModuleToBinary(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void mlir::tile::buildTileToROCDLPipeline(
+    OpPassManager &pm, const TileToROCDLPipelineOptions &options,
+    TilePipelineStageEnds *stages) {
+  buildTileToGPUKernelsPipeline(pm, options.chip, stages);
+  buildGPUKernelsToROCDLPipeline(pm, options);
+  endStage(stages, "llvm", pm);
+}
+
 llvm::Expected<std::string>
 mlir::tile::getTilePipelineText(StringRef target, StringRef stage) {
   if (!llvm::is_contained(getTilePipelineStages(), stage))
@@ -207,8 +315,10 @@ mlir::tile::getTilePipelineText(StringRef target, StringRef stage) {
     options.format = "isa";
     buildTileToNVVMPipeline(pm, options, &ends);
   } else {
-    return llvm::createStringError("no pipeline lowers tile IR for '" +
-                                   target + "' yet");
+    TileToROCDLPipelineOptions options;
+    options.chip = target.str();
+    options.format = "isa";
+    buildTileToROCDLPipeline(pm, options, &ends);
   }
   const auto *end = llvm::find_if(
       ends, [&](const auto &entry) { return entry.first == stage; });
@@ -230,6 +340,13 @@ void mlir::tile::registerTilePipelines() {
       "to NVVM and serialized to PTX or cubin (gpu.binary)",
       [](OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
         buildTileToNVVMPipeline(pm, options);
+      });
+  PassPipelineRegistration<TileToROCDLPipelineOptions>(
+      "tile-to-rocdl",
+      "Lower tile IR for AMD GPUs: kernels outlined to gpu.func, lowered to "
+      "ROCDL and serialized to AMDGCN assembly or hsaco (gpu.binary)",
+      [](OpPassManager &pm, const TileToROCDLPipelineOptions &options) {
+        buildTileToROCDLPipeline(pm, options);
       });
   PassPipelineRegistration<>(
       "tile-to-cpu",

@@ -9,6 +9,7 @@
 #include "tile/Conversion/TileToGPU/TileToGPU.h"
 #include "tile/Conversion/TileToNVVM/Mbarrier.h"
 #include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToROCDL/TileToROCDL.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -66,27 +67,6 @@ public:
   LogicalResult lowerKernel(RewriterBase &rewriter,
                             KernelOp kernel) const override {
     return lowerKernelToCPU(rewriter, kernel);
-  }
-};
-
-/// GPU targets whose lowering is still to come: tile-verify-target works,
-/// the lowering passes report that the target has no lowering yet.
-class GpuTargetBase : public TargetInfo {
-public:
-  LogicalResult prepareLowerOps(RewriterBase &,
-                                KernelOp kernel) const override {
-    return reportNoLowering(kernel);
-  }
-  void populateLowerOpsPatterns(RewritePatternSet &) const override {}
-  LogicalResult lowerKernel(RewriterBase &, KernelOp kernel) const override {
-    return reportNoLowering(kernel);
-  }
-
-private:
-  LogicalResult reportNoLowering(KernelOp kernel) const {
-    return kernel.emitOpError()
-           << "has no lowering for target '" << getName()
-           << "' in this version of TileMLIR; compile for target 'cpu'";
   }
 };
 
@@ -324,8 +304,9 @@ FailureOr<MmaAttr> selectMfma(Operation *op) {
          << " threads in 32x32x(64 bytes) or 16x16x(128 bytes) instructions";
 }
 
-class AmdTarget final : public GpuTargetBase {
+class AmdTarget final : public TargetInfo {
 public:
+  AmdTarget() : gpuLowering(createROCDLGpuLowering(AmdTarget::getWarpSize())) {}
   StringRef getName() const override { return "gfx942"; }
   bool isGPU() const override { return true; }
   int64_t getWarpSize() const override { return 64; }
@@ -365,6 +346,38 @@ public:
   FailureOr<MmaAttr> selectMma(Operation *op) const override {
     return selectMfma(op);
   }
+  LogicalResult placeBuffers(RewriterBase &rewriter,
+                             KernelOp kernel) const override {
+    return placeBuffersForGPU(rewriter, kernel,
+                              getMaxFragmentWordsPerThread());
+  }
+  // tile.pipelined loops run their iterations in order (no stage buffers
+  // yet): pipelineLoops keeps the default.
+  LogicalResult planScratch(RewriterBase &rewriter,
+                            KernelOp kernel) const override {
+    if (failed(planScratchForROCDL(rewriter, kernel, getMaxSharedMemoryBytes(),
+                                   getWarpSize())) ||
+        failed(prepareViewsForGPU(rewriter, kernel)) ||
+        failed(prepareReducersForGPU(rewriter, kernel, getWarpSize())))
+      return failure();
+    return prepareScansForGPU(rewriter, kernel, getWarpSize());
+  }
+  void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
+    populateTileToROCDLOpPatterns(patterns, *gpuLowering);
+  }
+  LogicalResult finishLowerOps(RewriterBase &rewriter,
+                               KernelOp kernel) const override {
+    return finishKernelForGPU(rewriter, kernel);
+  }
+  LogicalResult lowerKernel(RewriterBase &rewriter,
+                            KernelOp kernel) const override {
+    return lowerKernelToROCDL(rewriter, kernel);
+  }
+
+private:
+  /// What the target-neutral patterns of lib/Conversion/TileToGPU ask of
+  /// AMD GPUs (the 64-lane wavefront, v_exp_f32).
+  std::unique_ptr<GpuLowering> gpuLowering;
 };
 
 } // namespace

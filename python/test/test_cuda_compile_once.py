@@ -70,14 +70,14 @@ def test_a_cuda_compile_runs_the_pipeline_once(monkeypatch):
     # Every call of the C entry point parses the IR and runs the whole
     # pipeline once; the JIT makes one call for a bundle's cubin and PTX.
     lib = _compiler.lib()
-    real = lib.tileCudaCompile
+    real = lib.tileGpuCompile
     formats = []
 
     def counting(ir, chip, features, opt_level, fmt, *rest):
         formats.append((fmt, rest[2] is not None))
         return real(ir, chip, features, opt_level, fmt, *rest)
 
-    monkeypatch.setattr(lib, "tileCudaCompile", counting)
+    monkeypatch.setattr(lib, "tileGpuCompile", counting)
     kernel = tilemlir.compile(scale_func(4096, 0.5), out_idx=[1], target="cuda -arch=sm_80")
     assert formats == [(b"bin", True)]
     bundle = kernel.bundle_dir

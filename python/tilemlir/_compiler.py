@@ -56,7 +56,7 @@ def lib():
         l.tileVersion.restype = ctypes.c_char_p
         l.tileRunPipeline.restype = ctypes.c_void_p
         l.tileRunPipeline.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.POINTER(ctypes.c_void_p)]
+                                     ctypes.POINTER(ctypes.c_void_p)]
         l.tileCpuCompile.restype = ctypes.c_void_p
         l.tileCpuCompile.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]
         l.tileCpuWriteSharedLibrary.restype = ctypes.c_int
@@ -65,15 +65,15 @@ def lib():
         l.tileCpuGetLLVMIR.restype = ctypes.c_char_p
         l.tileCpuGetLLVMIR.argtypes = [ctypes.c_void_p]
         l.tileCpuDestroy.argtypes = [ctypes.c_void_p]
-        l.tileCudaCompile.restype = ctypes.c_int
-        l.tileCudaCompile.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
-                                      ctypes.c_int32, ctypes.c_char_p,
-                                      ctypes.POINTER(ctypes.c_void_p),
-                                      ctypes.POINTER(ctypes.c_int64),
-                                      ctypes.POINTER(ctypes.c_void_p),
-                                      ctypes.POINTER(ctypes.c_int64),
-                                      ctypes.POINTER(ctypes.c_void_p),
-                                      ctypes.POINTER(ctypes.c_void_p)]
+        l.tileGpuCompile.restype = ctypes.c_int
+        l.tileGpuCompile.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                     ctypes.c_int32, ctypes.c_char_p,
+                                     ctypes.POINTER(ctypes.c_void_p),
+                                     ctypes.POINTER(ctypes.c_int64),
+                                     ctypes.POINTER(ctypes.c_void_p),
+                                     ctypes.POINTER(ctypes.c_int64),
+                                     ctypes.POINTER(ctypes.c_void_p),
+                                     ctypes.POINTER(ctypes.c_void_p)]
         l.tilePipelineStages.restype = ctypes.c_char_p
         l.tilePipeline.restype = ctypes.c_void_p
         l.tilePipeline.argtypes = [ctypes.c_char_p, ctypes.c_char_p,
@@ -198,14 +198,32 @@ def compile_cuda_with_ptx(ir, chip, features="+ptx80", opt_level=3):
     return _cuda_compile(ir, chip, "bin", features, opt_level, with_ptx=True)
 
 
+def compile_hip_with_isa(ir, chip, opt_level=3):
+    """Compiles tile IR for an AMD GPU (`chip` gfx942) once: (hsaco bytes,
+    AMDGCN assembly bytes, metadata dict), the assembly being the text that
+    was assembled into the hsaco."""
+    return _gpu_compile(ir, chip, "bin", "", opt_level, with_ptx=True)
+
+
+def compile_hip(ir, chip, fmt="bin", opt_level=3):
+    """Compiles tile IR for an AMD GPU: (binary bytes, metadata dict) with the
+    binary a hsaco ("bin") or AMDGCN assembly ("isa")."""
+    binary, _, meta = _gpu_compile(ir, chip, fmt, "", opt_level, with_ptx=False)
+    return binary, meta
+
+
 def _cuda_compile(ir, chip, fmt, features, opt_level, with_ptx):
+    cuda_toolkit()
+    return _gpu_compile(ir, chip, fmt, features, opt_level, with_ptx)
+
+
+def _gpu_compile(ir, chip, fmt, features, opt_level, with_ptx):
     import json
     l = lib()
-    cuda_toolkit()
     binary, size, meta, err = (ctypes.c_void_p(), ctypes.c_int64(), ctypes.c_void_p(),
                                ctypes.c_void_p())
     ptx, ptx_size = ctypes.c_void_p(), ctypes.c_int64()
-    if l.tileCudaCompile(ir.encode(), chip.encode(), features.encode(), opt_level, fmt.encode(),
+    if l.tileGpuCompile(ir.encode(), chip.encode(), features.encode(), opt_level, fmt.encode(),
                          ctypes.byref(binary), ctypes.byref(size),
                          ctypes.byref(ptx) if with_ptx else None,
                          ctypes.byref(ptx_size) if with_ptx else None,

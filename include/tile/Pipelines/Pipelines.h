@@ -67,15 +67,54 @@ void buildTileToNVVMPipeline(OpPassManager &pm,
                              const TileToNVVMPipelineOptions &options,
                              TilePipelineStageEnds *stages = nullptr);
 
+struct TileToROCDLPipelineOptions
+    : public PassPipelineOptions<TileToROCDLPipelineOptions> {
+  PassOptions::Option<std::string> chip{*this, "chip",
+                                        llvm::cl::desc("AMD GPU: gfx942"),
+                                        llvm::cl::init("gfx942")};
+  PassOptions::Option<int> optLevel{*this, "opt-level",
+                                    llvm::cl::desc("LLVM optimization level"),
+                                    llvm::cl::init(3)};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("What gpu-module-to-binary makes: isa (AMDGCN "
+                     "assembly) or bin (hsaco, linked with ld.lld)"),
+      llvm::cl::init("bin")};
+  PassOptions::Option<bool> keepIsa{
+      *this, "keep-isa",
+      llvm::cl::desc("With format bin, each gpu.object also keeps the "
+                     "AMDGCN assembly it was assembled from"),
+      llvm::cl::init(false)};
+};
+
+/// Outlined kernels -> ROCDL -> AMDGCN assembly / hsaco in gpu.binary ops
+/// (the second half of tile-to-rocdl; the device libraries and ld.lld from
+/// rocmToolkitPath()).
+void buildGPUKernelsToROCDLPipeline(OpPassManager &pm,
+                                    const TileToROCDLPipelineOptions &options);
+
+/// tile IR -> ROCDL, serialized to AMDGCN assembly or hsaco.
+void buildTileToROCDLPipeline(OpPassManager &pm,
+                              const TileToROCDLPipelineOptions &options,
+                              TilePipelineStageEnds *stages = nullptr);
+
+/// The directory that serves as the ROCm toolkit of the ROCDL serializer:
+/// `amdgcn/bitcode` with the device libraries and `llvm/bin/ld.lld`. A ROCm
+/// installation ($ROCM_PATH, /opt/rocm) that has both; else one made of
+/// links in the temporary directory to Debian's rocm-device-libs and LLVM's
+/// ld.lld; empty when neither is found (assembly still works; hsaco and
+/// kernels that call the device library do not).
+std::string rocmToolkitPath();
+
 /// The textual pass pipeline ("builtin.module(...)", as --pass-pipeline
 /// takes it) of the passes that lower tile IR for `target` up to the end of
 /// `stage` (one of getTilePipelineStages()): tile-to-cpu for "cpu",
 /// tile-to-nvvm with format=isa (PTX text in the gpu.binary) for sm_80 and
-/// sm_90a. Printed from the pass managers the builders above fill.
+/// sm_90a, tile-to-rocdl with format=isa (AMDGCN assembly) for gfx942. Printed from the pass managers the builders above fill.
 llvm::Expected<std::string> getTilePipelineText(StringRef target,
                                                 StringRef stage);
 
-/// Registers the named pipelines (tile-to-cpu, tile-to-nvvm).
+/// Registers the named pipelines (tile-to-cpu, tile-to-nvvm, tile-to-rocdl).
 void registerTilePipelines();
 
 /// Makes `path` the CUDA toolkit of the pipelines built from now on (a

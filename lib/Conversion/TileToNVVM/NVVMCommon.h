@@ -49,6 +49,7 @@ using tilegpu::physicalIndices;
 using tilegpu::tileIndicesOf;
 using tilegpu::loadSourceElement;
 using tilegpu::kScratchAttr;
+using tilegpu::placedSharedBytes;
 
 // The tile.* attributes the lowering's steps exchange, declared (and
 // verified) in TileDialect.td.
@@ -117,20 +118,6 @@ inline int64_t aOperandRegister(FragmentLayoutAttr layout, int64_t row,
                                 int64_t col, int64_t e) {
   return layout.apply({row + (e / 2 % 2) * 8, col + (e / 4) * 8 + e % 2})
       .second;
-}
-
-/// Rewrites `user`, a memref.load or store outside tile.parallel of the
-/// fragment `bound` of the replicated layout, into an access of the
-/// thread's own copy in its register array; false (nothing changed) for
-/// any other user or layout.
-bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
-                               Operation *user);
-
-/// The bytes of dynamic shared memory placed from byte 0 on so far (the
-/// pipelines' stage buffers), which the next buffers follow.
-inline int64_t placedSharedBytes(KernelOp kernel) {
-  auto bytes = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
-  return bytes ? bytes.getInt() : 0;
 }
 
 /// Pipelines `loop` when its global -> shared copies can run ahead:

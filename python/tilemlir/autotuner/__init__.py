@@ -27,7 +27,7 @@ import time
 
 from ..errors import TileCompileError
 from ..jit import compile as compile_kernel
-from ..jit import check_buildable, resolve_target
+from ..jit import resolve_target
 from .capture import get_autotune_inputs, set_autotune_inputs  # noqa: F401
 from ..language import PrimFunc
 
@@ -130,7 +130,6 @@ class AutoTuner:
         # The target is settled here, so that no worker starts CUDA to find
         # the GPU (a forked process cannot).
         target = resolve_target(target)
-        check_buildable(target)
         job = next(_next_job)
         _JOBS[job] = (self.fn, self.args, self.kwargs, configs, out_idx, target)
         try:

@@ -70,21 +70,9 @@ def _present_chip():
 _HIP_ARCHS = ("gfx942",)
 
 
-def check_buildable(target):
-    """Raises where the compiler cannot make code for resolved `target`
-    yet: "hip:gfx942" parses and its bundles run (runtime/hip.py), but
-    nothing lowers tile IR to ROCDL."""
-    if target.startswith("hip:"):
-        raise TileCompileError(
-            f"error: target 'hip -arch={target[len('hip:'):]}' is not available yet: the "
-            f"{target[len('hip:'):]} lowering (tile-to-rocdl: tile IR to ROCDL and a hsaco) is not "
-            "built yet, so no kernel compiles for AMD GPUs; HIP bundles built elsewhere run "
-            "through tilemlir.runtime.load_bundle; use target='cuda' or 'cpu'")
-
-
 def resolve_target(target):
     """The canonical target: "cpu", "cuda:sm_80" / "cuda:sm_90a", or
-    "hip:gfx942" ("hip" / "hip -arch=gfx942": see check_buildable).
+    "hip:gfx942" ("hip" / "hip -arch=gfx942").
     "cuda" is the GPU present (sm_90a where none is: cross-compiling for
     an H100 / H200); "auto" is CUDA when a GPU is present, else the CPU."""
     if target is not None and not isinstance(target, str):
@@ -279,8 +267,10 @@ class JITKernel:
         return torch.empty(shape, dtype=dtype, device="cuda" if like is None else like.device)
 
     def get_kernel_source(self):
-        """The final code: PTX for CUDA targets, LLVM IR for the CPU."""
-        name = "kernel.ll" if self.target == "cpu" else "kernel.ptx"
+        """The final code: PTX for CUDA targets, AMDGCN assembly for HIP
+        targets, LLVM IR for the CPU."""
+        name = {"cpu": "kernel.ll", "hip": "kernel.s"}.get(self.target.split(":")[0],
+                                                           "kernel.ptx")
         return (self.bundle_dir / name).read_text()
 
     def get_ir(self, stage="tile"):
@@ -370,7 +360,6 @@ def compile(func, out_idx=None, target="auto", execution_backend=None, target_ho
         raise TypeError(f"tilemlir.compile expects a @T.prim_func, got {type(func).__name__}")
     try:
         target = resolve_target(_context_target(target))
-        check_buildable(target)
         _check_options(execution_backend=execution_backend, target_host=target_host,
                        verbose=verbose, pass_configs=pass_configs, compile_flags=compile_flags)
     except TileCompileError as e:
@@ -415,7 +404,7 @@ def build(func, ir, launch, params, out_idx, target, options=()):
     if target == "cpu":
         entry = _build_bundle(func.__name__, ir, params, key, version, compiler_id)
     else:
-        entry = _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id)
+        entry = _build_gpu_bundle(ir, launch, params, target, key, version, compiler_id)
     return JITKernel(func, out_idx, target, ir, entry)
 
 
@@ -494,51 +483,62 @@ def _launch_entry(params, k, grid):
     return entry
 
 
-def _build_cuda_bundle(ir, launch, params, target, key, version, compiler_id):
-    chip = target.split(":")[1]
+def _build_gpu_bundle(ir, launch, params, target, key, version, compiler_id):
+    """The bundle of a CUDA ("cuda:sm_*": cubin and PTX) or HIP ("hip:gfx*":
+    hsaco and AMDGCN assembly) target."""
+    vendor, chip = target.split(":")
     if launch is None:
         raise TileCompileError("error: the kernel has no `with T.Kernel(...)` block")
     if any(g is None for k in launch["kernels"] for g in k["grid"]):
         raise TileCompileError(
             "error: a grid extent of T.Kernel is computed from values the launcher cannot "
-            "know; on CUDA targets grid extents must be expressions of the tensors' "
+            "know; on GPU targets grid extents must be expressions of the tensors' "
             "dimensions and constants")
-    if _compiler().cuda_toolkit().ptxas is None:
+    if vendor == "hip":
+        binary, text, meta = _compiler().compile_hip_with_isa(ir, chip)
+        ext, text_name = "hsaco", "kernel.s"
+    elif _compiler().cuda_toolkit().ptxas is None:
         # No ptxas: the driver compiles the PTX when it loads the bundle.
         from .._cuda_toolkit import tell_no_ptxas
         tell_no_ptxas()
-        cubin = None
-        ptx, meta = _compiler().compile_cuda(ir, chip, "isa")
+        binary = None
+        text, meta = _compiler().compile_cuda(ir, chip, "isa")
+        ext, text_name = "cubin", "kernel.ptx"
     else:
-        cubin, ptx, meta = _compiler().compile_cuda_with_ptx(ir, chip)
+        binary, text, meta = _compiler().compile_cuda_with_ptx(ir, chip)
+        ext, text_name = "cubin", "kernel.ptx"
     kernels = meta["kernels"]
     if len(kernels) != len(launch["kernels"]):
         raise TileCompileError(f"error: the function has {len(launch['kernels'])} T.Kernel "
                                f"blocks, but {len(kernels)} kernels were compiled")
     launches = [_launch_entry(params, k, grid["grid"])
                 for k, grid in zip(kernels, launch["kernels"])]
-    binary = "kernel.ptx" if cubin is None else "kernel.cubin"
-    bundle = {"target": "cuda", "arch": chip, "binary": binary, "ptx": "kernel.ptx",
+    # The text role: "ptx" for CUDA (the driver may load it), "isa" for HIP.
+    role = "ptx" if vendor == "cuda" else "isa"
+    bundle = {"target": vendor, "arch": chip,
+              "binary": text_name if binary is None else f"kernel.{ext}", role: text_name,
               **launches[0], "params": params,
               "compiler_version": version, "compiler_id": compiler_id}
-    files = {"kernel.ptx": ptx, "kernel.mlir": ir.encode()}
-    if cubin is not None:
-        files["kernel.cubin"] = cubin
+    files = {text_name: text, "kernel.mlir": ir.encode()}
+    if binary is not None:
+        files[f"kernel.{ext}"] = binary
     if len(launches) > 1:
         # Several T.Kernel blocks, each its own module and binary, launched
         # one after another on one stream.
-        blob = cubin if cubin is not None else ptx
+        blob = binary if binary is not None else text
         modules = {b["module"]: b for b in meta["binaries"]}
+        text_ext = text_name.split(".")[1]
         for i, (k, entry) in enumerate(zip(kernels, launches)):
             b = modules[k["module"]]
-            name = f"kernel_{i}.{'ptx' if cubin is None else 'cubin'}"
+            name = f"kernel_{i}.{text_ext if binary is None else ext}"
             files[name] = blob[b["offset"]:b["offset"] + b["size"]]
             entry["binary"] = name
             if "ptx_offset" in b:
-                files[f"kernel_{i}.ptx"] = ptx[b["ptx_offset"]:b["ptx_offset"] + b["ptx_size"]]
-                entry["ptx"] = f"kernel_{i}.ptx"
+                files[f"kernel_{i}.{text_ext}"] = \
+                    text[b["ptx_offset"]:b["ptx_offset"] + b["ptx_size"]]
+                entry[role] = f"kernel_{i}.{text_ext}"
         bundle["kernels"] = launches
-        bundle.update(binary=launches[0]["binary"], ptx=launches[0].get("ptx", "kernel.ptx"))
+        bundle.update(binary=launches[0]["binary"], **{role: launches[0].get(role, text_name)})
     return cache.store(key, bundle, files)
 
 

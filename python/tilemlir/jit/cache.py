@@ -155,7 +155,7 @@ def check_bundle(meta):
     target = meta.get("target")
     if target == "cpu":
         roles = ("library",)
-    elif target == "cuda":
+    elif target in ("cuda", "hip"):
         roles = ("binary",)
         launches = meta.get("kernels", [meta])
         if not isinstance(launches, list) or not launches or not all(
@@ -167,7 +167,7 @@ def check_bundle(meta):
                 return problem
     else:
         return f"target {target!r}"
-    for role in roles + ("ptx",):
+    for role in roles + ("ptx", "isa"):
         if role in meta and meta[role] not in files:
             return f"its {role} {meta[role]!r} has no digest"
         if role in roles and role not in meta:

@@ -181,10 +181,9 @@ class KernelFunction:
         return t, ir
 
     def _compile(self, values, consts):
-        from . import (build, check_buildable, resolve_target, _check_options,
+        from . import (build, resolve_target, _check_options,
                        _pass_config_options, _context_target)
         target = resolve_target(_context_target(self.target))
-        check_buildable(target)
         _check_options(**self.options)
         t, ir = self.translate(values, consts)
         params = t.params_meta()

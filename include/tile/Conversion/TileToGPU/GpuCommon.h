@@ -52,6 +52,20 @@ struct Storage {
 
 std::optional<Storage> getStorage(Value buffer);
 
+/// The bytes of dynamic shared memory placed from byte 0 on so far (the
+/// pipelines' stage buffers), which the next buffers follow.
+inline int64_t placedSharedBytes(KernelOp kernel) {
+  auto bytes = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());
+  return bytes ? bytes.getInt() : 0;
+}
+
+/// Rewrites `user`, a memref.load or store outside tile.parallel of the
+/// fragment `bound` of the replicated layout, into an access of the
+/// thread's own copy in its register array; false (nothing changed) for
+/// any other user or layout.
+bool lowerScalarFragmentAccess(RewriterBase &rewriter, BindStorageOp bound,
+                               Operation *user);
+
 inline int64_t getThreads(Operation *op) {
   return op->getParentOfType<KernelOp>().getThreads();
 }

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/PatternMatch.h"
 
+#include <optional>
+
 namespace mlir::tile {
 
 class GpuLowering;
@@ -80,6 +82,38 @@ LogicalResult prepareReducersForGPU(RewriterBase &rewriter, KernelOp kernel,
 /// `warpSize` lanes to scan with.
 LogicalResult prepareScansForGPU(RewriterBase &rewriter, KernelOp kernel,
                                  int64_t warpSize);
+
+/// tile-plan-scratch, what every GPU target shares: after the pipelines'
+/// stage buffers, reserves the shared scratch buffers of the op lowerings
+/// (reduce partials, gemm_sp's dense A, fragments that some use reads
+/// across threads), then places tile-plan-shared's region after them
+/// (erasing the views of the buffers nothing uses any more; 2-d buffers
+/// that whole-tile copies fill and only gemms read get a swizzle) and sets
+/// the kernel's `tile.shared_bytes`. Reduces share their partials' bytes
+/// when the kernel fits `sharedLimit` only that way. `warpSize` decides
+/// which reduces combine partials across warps; `gemmAInRegisters` tells
+/// the gemms whose fragment A the target's gemm lowering reads from
+/// registers (no scratch copy).
+LogicalResult planScratchForGPU(
+    RewriterBase &rewriter, KernelOp kernel, int64_t sharedLimit,
+    int64_t warpSize, function_ref<bool(GemmOp)> gemmAInRegisters);
+
+/// tile-lower-ops' last step on GPUs: checks that nothing but the lowered
+/// ops and the loops over its elements (or the scalar accesses of a
+/// replicated fragment, rewritten here) still uses a fragment's tile view,
+/// and makes the storage of shared and local buffers serve their remaining
+/// accesses.
+LogicalResult finishKernelForGPU(RewriterBase &rewriter, KernelOp kernel);
+
+/// tile-lower-kernel on GPUs: replaces `kernel` by a gpu.launch of its grid
+/// with its threads plus `extraThreads` (a producer warpgroup) and the
+/// dynamic shared memory of its `tile.shared_bytes`, with `cluster` as the
+/// launch's cluster size where given (the host values the kernel uses are
+/// recomputed inside it first, so that it captures the function's
+/// arguments only).
+LogicalResult lowerKernelToGPU(RewriterBase &rewriter, KernelOp kernel,
+                               int64_t extraThreads,
+                               std::optional<ArrayRef<int64_t>> cluster);
 
 /// Rewrites every tile.view of a placed shared buffer into a view of the
 /// same bytes (a memref.view of dynamic shared memory at its offset).

@@ -31,14 +31,8 @@ class GpuLowering;
 LogicalResult pipelineLoopsForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                    int sm, int64_t sharedLimit);
 
-/// tile-plan-scratch: after the pipelines' stage buffers, reserves the
-/// shared scratch buffers of the op lowerings (reduce partials, gemm_sp's
-/// dense A, fragments staged through shared memory), then places
-/// tile-plan-shared's region after them (erasing the views of the buffers
-/// nothing uses any more) and sets the kernel's `tile.shared_bytes`.
-/// Reduces share their partials' bytes when the kernel fits `sharedLimit`
-/// only that way.
-/// `warpSize` decides which reduces combine partials across warps.
+/// tile-plan-scratch on NVIDIA GPUs: planScratchForGPU, the gemms that
+/// take A from registers being mma.sync's (mmaAFromRegisters).
 LogicalResult planScratchForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                  int64_t sharedLimit, int64_t warpSize);
 
@@ -72,7 +66,8 @@ LogicalResult settleMmaForNVVM(KernelOp kernel, int sm,
 /// recorded width.
 int64_t getPanelBytes(MemRefType tile);
 
-/// Checks that nothing still needs the tile view of a buffer and drops it.
+/// tile-lower-ops' last step: the consumers of a block with a producer
+/// warpgroup synchronize on a named barrier, then finishKernelForGPU.
 LogicalResult finishKernelForNVVM(RewriterBase &rewriter, KernelOp kernel);
 
 /// Replaces `kernel` by a gpu.launch of its grid with `threads` threads (and

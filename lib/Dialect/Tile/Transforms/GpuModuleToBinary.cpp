@@ -2,7 +2,8 @@
 //
 // GPU modules serialized to gpu.binary by their targets, as upstream's
 // gpu-module-to-binary does; with keep-isa, each binary object also keeps
-// the PTX that ptxas assembled into it, so that one serialization gives both.
+// the assembly (PTX, AMDGCN) that was assembled into it, so that one
+// serialization gives both.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,6 +11,8 @@
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringExtras.h"
@@ -95,6 +98,21 @@ struct TileGpuModuleToBinaryPass
 
     SmallVector<std::pair<StringAttr, size_t>> modules =
         modulesToSerialize(root);
+    // ROCDL's serializer does not report the assembly it assembles: the
+    // modules are serialized to assembly, then assembled and linked here
+    // as it would (ROCDL::assembleIsa, ROCDL::linkObjectCode).
+    if (keepIsa && allTargetsAreROCDL(root)) {
+      gpu::TargetOptions assembly(toolkitPath, {}, {}, {},
+                                  gpu::CompilationTarget::Assembly);
+      if (failed(gpu::transformGpuModulesToBinaries(root, nullptr,
+                                                    assembly))) {
+        reportUnserialized(root, modules);
+        return signalPassFailure();
+      }
+      if (failed(assembleROCDLObjects(modules, *target)))
+        return signalPassFailure();
+      return;
+    }
     // The serializer calls back with each object's assembly, module by
     // module and target by target, before it assembles it.
     SmallVector<std::string> isas;
@@ -117,6 +135,58 @@ struct TileGpuModuleToBinaryPass
     }
     if (keepIsa && failed(attachIsa(modules, isas)))
       return signalPassFailure();
+  }
+
+  /// True when every gpu.module of `root` has targets, all of them
+  /// #rocdl.target.
+  static bool allTargetsAreROCDL(ModuleOp root) {
+    bool any = false, all = true;
+    for (auto module : root.getBody()->getOps<gpu::GPUModuleOp>()) {
+      ArrayAttr targets = module.getTargetsAttr();
+      if (!targets || targets.empty())
+        return false;
+      for (Attribute t : targets) {
+        any = true;
+        all &= isa<ROCDL::ROCDLTargetAttr>(t);
+      }
+    }
+    return any && all;
+  }
+
+  /// Replaces each assembly object of the binaries made from `modules` by
+  /// its code object (format `target`: bin links it to a hsaco), keeping
+  /// the assembly as its `isa` property.
+  LogicalResult
+  assembleROCDLObjects(ArrayRef<std::pair<StringAttr, size_t>> modules,
+                       gpu::CompilationTarget target) {
+    ModuleOp root = getOperation();
+    MLIRContext *ctx = root.getContext();
+    for (StringAttr name : llvm::make_first_range(modules)) {
+      auto binary = SymbolTable::lookupNearestSymbolFrom<gpu::BinaryOp>(
+          root, name);
+      auto emitError = [&] { return binary.emitError(); };
+      SmallVector<Attribute> objects;
+      for (Attribute attr : binary.getObjects()) {
+        auto object = cast<gpu::ObjectAttr>(attr);
+        auto rocdl = cast<ROCDL::ROCDLTargetAttr>(object.getTarget());
+        StringRef isa = object.getObject().getValue();
+        FailureOr<SmallVector<char, 0>> code =
+            ROCDL::assembleIsa(isa, rocdl.getTriple(), rocdl.getChip(),
+                               rocdl.getFeatures(), emitError);
+        if (succeeded(code) && target == gpu::CompilationTarget::Binary)
+          code = ROCDL::linkObjectCode(*code, toolkitPath, emitError);
+        if (failed(code))
+          return failure();
+        NamedAttrList properties(object.getProperties());
+        properties.set(kIsaProperty, StringAttr::get(ctx, isa));
+        objects.push_back(gpu::ObjectAttr::get(
+            ctx, rocdl, target,
+            StringAttr::get(ctx, StringRef(code->data(), code->size())),
+            properties.getDictionary(ctx), object.getKernels()));
+      }
+      binary.setObjectsAttr(ArrayAttr::get(ctx, objects));
+    }
+    return success();
   }
 
   /// Adds the `isa` property to each object of the binaries made from

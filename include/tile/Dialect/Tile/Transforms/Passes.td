@@ -354,7 +354,7 @@ def TileApplyTensorLayouts : Pass<"tile-apply-tensor-layouts", "::mlir::ModuleOp
 
 def TileGpuModuleToBinary : Pass<"tile-gpu-module-to-binary", "::mlir::ModuleOp"> {
   let summary = "Serialize GPU modules to gpu.binary, optionally keeping "
-                "the PTX beside the cubin";
+                "the assembly beside the binary";
   let description = [{
     Upstream's `gpu-module-to-binary` (each `gpu.module` of the module
     becomes a `gpu.binary` holding one `gpu.object` per target, serialized
@@ -365,7 +365,11 @@ def TileGpuModuleToBinary : Pass<"tile-gpu-module-to-binary", "::mlir::ModuleOp"
     of a kernel; this gives it both from one serialization instead of
     running the whole pipeline once per format. The objects themselves are
     the same bytes as without `keep-isa`, and the `isa` property is the
-    same text as the object of `format=isa`.
+    same text as the object of `format=isa`. ROCDL's serializer does not
+    report its assembly: for modules whose targets are all
+    `#rocdl.target`, keep-isa serializes them to AMDGCN assembly and
+    assembles and links (ld.lld, from the toolkit) each object itself, as
+    the serializer would.
 
     ```mlir
     // --tile-gpu-module-to-binary="format=bin keep-isa=true"
@@ -376,16 +380,18 @@ def TileGpuModuleToBinary : Pass<"tile-gpu-module-to-binary", "::mlir::ModuleOp"
   }];
   let options = [
     Option<"toolkitPath", "toolkit", "std::string", /*default=*/"\"\"",
-           "CUDA toolkit (libdevice, ptxas); empty: upstream's search">,
+           "CUDA toolkit (libdevice, ptxas) or ROCm toolkit (amdgcn/bitcode, "
+           "llvm/bin/ld.lld); empty: upstream's search">,
     Option<"format", "format", "std::string", /*default=*/"\"bin\"",
-           "What the objects hold: isa (PTX), bin (cubin) or fatbin">,
+           "What the objects hold: isa (PTX, AMDGCN), bin (cubin, hsaco) or "
+           "fatbin">,
     Option<"keepIsa", "keep-isa", "bool", /*default=*/"false",
-           "With format bin or fatbin, also keep each object's PTX as its "
-           "isa property">
+           "With format bin or fatbin, also keep each object's assembly as "
+           "its isa property">
   ];
   let dependentDialects = [
     "::mlir::gpu::GPUDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::NVVM::NVVMDialect"
+    "::mlir::NVVM::NVVMDialect", "::mlir::ROCDL::ROCDLDialect"
   ];
 }
 

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "NVVMCommon.h"
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -17,8 +17,9 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-bool nvvm::lowerScalarFragmentAccess(RewriterBase &rewriter,
-                                     BindStorageOp bound, Operation *user) {
+bool tilegpu::lowerScalarFragmentAccess(RewriterBase &rewriter,
+                                        BindStorageOp bound,
+                                        Operation *user) {
   auto layout = dyn_cast_or_null<FragmentLayoutAttr>(bound.getLayoutAttr());
   if (!isReplicatedLayout(layout) || user->getParentOfType<ParallelOp>())
     return false;

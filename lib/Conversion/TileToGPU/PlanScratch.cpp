@@ -1,4 +1,4 @@
-//===- PlanScratch.cpp - tile-plan-scratch on NVIDIA GPUs -----------------===//
+//===- PlanScratch.cpp - tile-plan-scratch on GPUs ------------------------===//
 //
 // After the pipelines' stage buffers: the shared scratch buffers of the op
 // lowerings (reduce partials, gemm_sp's dense A, fragments that some use
@@ -7,10 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MmaSync.h"
-
+#include "tile/Conversion/TileToGPU/GpuCommon.h"
 #include "tile/Conversion/TileToGPU/Plans.h"
-#include "tile/Conversion/TileToNVVM/TileToNVVM.h"
+#include "tile/Conversion/TileToGPU/TileToGPU.h"
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,11 +21,12 @@
 
 using namespace mlir;
 using namespace mlir::tile;
-using namespace mlir::tile::nvvm;
+using namespace mlir::tile::tilegpu;
 
 /// The swizzle (16-byte chunks per row) of a plain 2-d shared buffer that
 /// whole-tile copies from global memory fill and only gemms read, so that
-/// ldmatrix reads it without bank conflicts; 0 to keep it unswizzled. The
+/// the gemms' operand reads (ldmatrix on NVIDIA, 8 bytes a lane on AMD)
+/// spread over the banks; 0 to keep it unswizzled. The
 /// copies store through physicalIndices, the gemms read through
 /// swizzledColumn.
 static int64_t swizzleChunksOf(Value buffer) {
@@ -104,10 +104,9 @@ collectPlannedViews(KernelOp kernel) {
   return views;
 }
 
-LogicalResult mlir::tile::planScratchForNVVM(RewriterBase &rewriter,
-                                             KernelOp kernel,
-                                             int64_t sharedLimit,
-                                             int64_t warpSize) {
+LogicalResult mlir::tile::planScratchForGPU(
+    RewriterBase &rewriter, KernelOp kernel, int64_t sharedLimit,
+    int64_t warpSize, function_ref<bool(GemmOp)> gemmAInRegisters) {
   FailureOr<SmallVector<PlannedView>> planned = collectPlannedViews(kernel);
   if (failed(planned))
     return failure();
@@ -133,9 +132,7 @@ LogicalResult mlir::tile::planScratchForNVVM(RewriterBase &rewriter,
           to->scope == Scope::Fragment && from->layout != to->layout)
         needScratch.insert(copy.getSource());
     } else if (auto gemm = dyn_cast<GemmOp>(op)) {
-      std::optional<Storage> a = getStorage(gemm.getA());
-      MmaAttr mma = gemm.getMmaAttr();
-      if (!a || !mma || !mmaAFromRegisters(gemm, *a, getMmaPartition(mma)))
+      if (!gemmAInRegisters(gemm))
         needScratch.insert(gemm.getA());
       needScratch.insert(gemm.getB());
     } else if (auto loop = dyn_cast<ParallelOp>(op)) {
