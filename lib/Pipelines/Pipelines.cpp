@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/Pipelines/Passes.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -267,6 +268,11 @@ void mlir::tile::buildGPUKernelsToROCDLPipeline(
   ConvertIndexToLLVMPassOptions index;
   index.indexBitwidth = 64;
   pm.addPass(createConvertIndexToLLVMPass(index));
+  // convert-gpu-to-rocdl makes math.tanh the llvm.tanh intrinsic, which
+  // the AMDGPU backend cannot select: tanh is expanded into exp first.
+  math::MathExpandOpsPassOptions expand;
+  expand.opMnemonics = {"tanh"};
+  pm.addNestedPass<gpu::GPUModuleOp>(math::createMathExpandOpsPass(expand));
   ConvertGpuOpsToROCDLOpsOptions gpuToROCDL;
   gpuToROCDL.chipset = options.chip;
   gpuToROCDL.indexBitwidth = 64;

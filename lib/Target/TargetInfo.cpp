@@ -12,6 +12,7 @@
 #include "tile/Conversion/TileToROCDL/TileToROCDL.h"
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -269,7 +270,8 @@ private:
 /// 32x32 (v_mfma_f32_32x32x8_f16 / _bf16, _32x32x16_fp8 / _i8: half the
 /// operand reads from LDS per multiply of 16x16) where every wave tile
 /// holds whole 32x32 atoms, else 16x16 (v_mfma_f32_16x16x16_f16 / _bf16,
-/// _16x16x32_fp8 / _i8), on the policy's wave partition (64-lane
+/// _16x16x32_fp8 / _i8; f32: _32x32x2f32, _16x16x4f32), on the policy's
+/// wave partition (64-lane
 /// wavefronts). Null for other gemms, an error where the accumulator is a
 /// fragment that no shape tiles.
 FailureOr<MmaAttr> selectMfma(Operation *op) {
@@ -278,13 +280,13 @@ FailureOr<MmaAttr> selectMfma(Operation *op) {
     return MmaAttr();
   Type a = gemm.getA().getType().getElementType();
   Type c = gemm.getC().getType().getElementType();
-  bool half = (a.isF16() || a.isBF16()) && c.isF32();
+  bool half = (a.isF16() || a.isBF16() || a.isF32()) && c.isF32();
   bool bytes = (a.isInteger(8) && c.isInteger(32)) || (isAmdFp8(a) && c.isF32());
   int64_t m = gemm.getM(), n = gemm.getN(), k = gemm.getK();
   int64_t threads = gemm->getParentOfType<KernelOp>().getThreads();
   if (half || bytes) {
     for (int64_t atom : {32, 16}) {
-      int64_t atomK = (atom == 32 ? 128 : 256) / a.getIntOrFloatBitWidth();
+      int64_t atomK = getMfmaK(atom, a.getIntOrFloatBitWidth());
       std::optional<WarpPartition> part =
           threads % 64 == 0 ? getWarpPartition(m, n, threads / 64,
                                                gemm.getPolicy(), atom, atom)
@@ -295,13 +297,14 @@ FailureOr<MmaAttr> selectMfma(Operation *op) {
     }
   }
   return op->emitOpError()
-         << "cannot run as mfma on gfx942: it takes f16 or bf16 inputs with "
-            "an f32 accumulator, i8 with i32 or fp8 (e4m3fnuz / e5m2fnuz) "
-            "with f32 (got "
+         << "cannot run as mfma on gfx942: it takes f16, bf16 or f32 inputs "
+            "with an f32 accumulator, i8 with i32 or fp8 (e4m3fnuz / "
+            "e5m2fnuz) with f32 (got "
          << a << " -> " << c << "), and the " << m << "x" << n << "x" << k
          << " tile must split over the " << threads / 64
          << " 64-lane wavefronts of " << threads
-         << " threads in 32x32x(64 bytes) or 16x16x(128 bytes) instructions";
+         << " threads in 32x32 or 16x16 instructions (K 64 bits of inputs "
+            "a lane, one f32)";
 }
 
 class AmdTarget final : public TargetInfo {
@@ -348,8 +351,12 @@ public:
   }
   LogicalResult placeBuffers(RewriterBase &rewriter,
                              KernelOp kernel) const override {
-    return placeBuffersForGPU(rewriter, kernel,
-                              getMaxFragmentWordsPerThread());
+    // Per-thread arrays are private memory (LLVM's address space 5, where
+    // the AMDGPU backend wants its allocas).
+    return placeBuffersForGPU(
+        rewriter, kernel, getMaxFragmentWordsPerThread(),
+        gpu::AddressSpaceAttr::get(kernel.getContext(),
+                                   gpu::AddressSpace::Private));
   }
   // tile.pipelined loops run their iterations in order (no stage buffers
   // yet): pipelineLoops keeps the default.

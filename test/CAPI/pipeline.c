@@ -62,8 +62,10 @@ int main(void) {
   print("cpu", "ptx");
   // CHECK: sm_70 llvm: error: unknown target 'sm_70'; expected one of cpu, sm_80, sm_90a, gfx942
   print("sm_70", "llvm");
-  // CHECK: gfx942 verified: error: no pipeline lowers tile IR for 'gfx942' yet
-  print("gfx942", "verified");
+  // CHECK: gfx942 llvm: {{.*}}tile-lower-ops{target=gfx942},tile-lower-kernel{target=gfx942}
+  // CHECK-SAME: rocdl-attach-target{{[{].*}}chip=gfx942{{.*}}gpu.module(math-expand-ops{{.*}}),gpu.module(convert-gpu-to-rocdl{{.*}}chipset=gfx942
+  // CHECK-SAME: tile-gpu-module-to-binary{format=isa keep-isa=false toolkit={{.*}}},convert-math-to-llvm
+  print("gfx942", "llvm");
 
   // The text is a pipeline tileRunPipeline runs.
   // CHECK-LABEL: lowered:

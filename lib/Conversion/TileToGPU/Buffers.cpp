@@ -64,7 +64,8 @@ bool isWalkable(FragmentLayoutAttr layout, int64_t registers) {
 
 LogicalResult mlir::tile::placeBuffersForGPU(RewriterBase &rewriter,
                                              KernelOp kernel,
-                                             int64_t registerLimit) {
+                                             int64_t registerLimit,
+                                             Attribute privateSpace) {
   Location loc = kernel.getLoc();
   Block &block = kernel.getBodyBlock();
   auto bind = [&](Operation *alloc, Value storage, FragmentLayoutAttr layout) {
@@ -135,13 +136,16 @@ LogicalResult mlir::tile::placeBuffersForGPU(RewriterBase &rewriter,
                << "(thread t, register r) with r * " << layout.getThreads()
                << " + t < " << type.getNumElements();
       Value regs = memref::AllocaOp::create(
-          rewriter, loc, MemRefType::get({registers}, type.getElementType()));
+          rewriter, loc,
+          MemRefType::get({registers}, type.getElementType(),
+                          MemRefLayoutAttrInterface(), privateSpace));
       rewriter.setInsertionPoint(op);
       bind(op, regs, layout);
     } else {
       Value array = memref::AllocaOp::create(
           rewriter, loc,
-          MemRefType::get(type.getShape(), type.getElementType()));
+          MemRefType::get(type.getShape(), type.getElementType(),
+                          MemRefLayoutAttrInterface(), privateSpace));
       rewriter.setInsertionPoint(op);
       bind(op, array, nullptr);
     }

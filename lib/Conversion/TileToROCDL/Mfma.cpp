@@ -2,10 +2,10 @@
 //
 // C += op(A) op(B) on gfx942's matrix cores, one wavefront a wave tile of C
 // (the #tile.mma's wave partition), as atoms of atom x atom x atomK
-// (v_mfma_f32_32x32x8_f16 and its kin, or 16x16x16). In an atom, lane l
-// holds
+// (v_mfma_f32_32x32x8_f16 and its kin, or 16x16x16; f32 32x32x2 and
+// 16x16x4). In an atom, lane l holds
 //   A: row l mod atom, the P = atomK * atom / 64 consecutive k from
-//      (l / atom) * P on (a vector of P elements),
+//      (l / atom) * P on (a vector of P elements; one f32 a scalar),
 //   B: column l mod atom, the same P k,
 //   C: as getMfmaAccumulatorLayout says (32x32: 16 values, column l mod 32,
 //      rows 8 (r / 4) + 4 (l / 32) + r mod 4; 16x16: 4 values, column
@@ -79,7 +79,8 @@ private:
   const Storage &a, &b, &c;
   int64_t atom, atomK, perLane, regs, atomsM, atomsN;
   Type inElt, accElt;
-  VectorType inType, accType;
+  VectorType inType; // null: one element a lane, passed as a scalar
+  VectorType accType;
   Value waveRow, waveCol, laneLine, laneK;
 };
 
@@ -96,7 +97,7 @@ MfmaEmitter::MfmaEmitter(PatternRewriter &rewriter, GemmOp op, MmaAttr mma,
   atomsN = tileN / atom;
   inElt = op.getA().getType().getElementType();
   accElt = op.getC().getType().getElementType();
-  inType = VectorType::get({perLane}, inElt);
+  inType = perLane > 1 ? VectorType::get({perLane}, inElt) : VectorType();
   accType = VectorType::get({regs}, accElt);
   if (op.getClearAccum())
     for (int64_t r = 0; r < c.numRegisters; ++r)
@@ -127,7 +128,7 @@ Value MfmaEmitter::loadOperand(const Storage &s, bool kMajor, Value line0,
                      stored.getDimSize(1) * inElt.getIntOrFloatBitWidth() %
                              (8 * bytes) ==
                          0;
-  if (!kMajor && rowsAligned) {
+  if (!kMajor && rowsAligned && perLane > 1) {
     // P consecutive elements of one row (8 bytes, inside one 16-byte chunk
     // of a swizzled buffer: P divides the chunk and k0 is a multiple of P).
     SmallVector<Value> idx = {line, swizzledColumn(rewriter, loc, s, line, k0)};
@@ -144,6 +145,8 @@ Value MfmaEmitter::loadOperand(const Storage &s, bool kMajor, Value line0,
     elements.push_back(
         memref::LoadOp::create(rewriter, loc, s.memref, idx));
   }
+  if (!inType)
+    return elements.front();
   return vector::FromElementsOp::create(rewriter, loc, inType, elements);
 }
 

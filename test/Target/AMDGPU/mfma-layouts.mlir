@@ -7,7 +7,7 @@
 //
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tile-opt %t/choices.mlir -split-input-file --tile-select-mma=target=gfx942 | FileCheck %s
-// RUN: tile-opt %t/choices.mlir -split-input-file --tile-select-mma=target=gfx942 --tile-infer-layouts=target=gfx942 | python3 %S/Inputs/check_mfma_layouts.py 6 | FileCheck %s --check-prefix=LANES
+// RUN: tile-opt %t/choices.mlir -split-input-file --tile-select-mma=target=gfx942 --tile-infer-layouts=target=gfx942 | python3 %S/Inputs/check_mfma_layouts.py 7 | FileCheck %s --check-prefix=LANES
 // The choice is stable: running the pass again changes nothing.
 // RUN: tile-opt %t/choices.mlir -split-input-file --tile-select-mma=target=gfx942 --tile-select-mma=target=gfx942 | FileCheck %s
 // RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=gfx942 -verify-diagnostics
@@ -25,7 +25,9 @@
 // CHECK: tile.gemm {{.*}} {mma = #tile.mma<mfma, m32n32k16, warps = [2, 2]>}
 // CHECK-LABEL: func.func @fp8_k32
 // CHECK: tile.gemm {{.*}} {mma = #tile.mma<mfma, m16n16k32, warps = [1, 1]>}
-// LANES: checked 6 accumulator layouts
+// CHECK-LABEL: func.func @f32
+// CHECK: tile.gemm {{.*}} {mma = #tile.mma<mfma, m32n32k2, warps = [1, 1]>}
+// LANES: checked 7 accumulator layouts
 
 //--- choices.mlir
 
@@ -102,15 +104,28 @@ func.func @fp8_k32() {
   return
 }
 
-//--- invalid.mlir
+// -----
 
-func.func @tf32() {
+// f32 inputs: one element a lane, m32n32k2 (v_mfma_f32_32x32x2f32).
+func.func @f32() {
   tile.kernel (%bx) in (1) threads(64) {
     %A = tile.alloc_shared : memref<32x8xf32, #tile.scope<shared>>
     %B = tile.alloc_shared : memref<8x32xf32, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<32x32xf32, #tile.scope<fragment>>
-    // expected-error @below {{cannot run as mfma on gfx942: it takes f16 or bf16 inputs with an f32 accumulator, i8 with i32 or fp8 (e4m3fnuz / e5m2fnuz) with f32 (got 'f32' -> 'f32')}}
     tile.gemm %A, %B, %C : memref<32x8xf32, #tile.scope<shared>>, memref<8x32xf32, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+//--- invalid.mlir
+
+func.func @f16_accumulator() {
+  tile.kernel (%bx) in (1) threads(64) {
+    %A = tile.alloc_shared : memref<32x8xf16, #tile.scope<shared>>
+    %B = tile.alloc_shared : memref<8x32xf16, #tile.scope<shared>>
+    %C = tile.alloc_fragment : memref<32x32xf16, #tile.scope<fragment>>
+    // expected-error @below {{cannot run as mfma on gfx942: it takes f16, bf16 or f32 inputs with an f32 accumulator, i8 with i32 or fp8 (e4m3fnuz / e5m2fnuz) with f32 (got 'f16' -> 'f16')}}
+    tile.gemm %A, %B, %C : memref<32x8xf16, #tile.scope<shared>>, memref<8x32xf16, #tile.scope<shared>>, memref<32x32xf16, #tile.scope<fragment>>
   }
   return
 }
@@ -135,7 +150,7 @@ func.func @bad_shape() {
     %A = tile.alloc_shared : memref<32x16xf16, #tile.scope<shared>>
     %B = tile.alloc_shared : memref<16x32xf16, #tile.scope<shared>>
     %C = tile.alloc_fragment : memref<32x32xf32, #tile.scope<fragment>>
-    // expected-error @below {{mfma has the shapes m32n32k8, m16n16k16 (16-bit inputs), m32n32k16 and m16n16k32 (8-bit), without repeats, got m32n16k8}}
+    // expected-error @below {{mfma has the shapes m32n32k8, m16n16k16 (16-bit inputs), m32n32k16 and m16n16k32 (8-bit), m32n32k2 and m16n16k4 (f32), without repeats, got m32n16k8}}
     tile.gemm %A, %B, %C {mma = #tile.mma<mfma, m32n16k8, warps = [1, 1]>} : memref<32x16xf16, #tile.scope<shared>>, memref<16x32xf16, #tile.scope<shared>>, memref<32x32xf32, #tile.scope<fragment>>
   }
   return

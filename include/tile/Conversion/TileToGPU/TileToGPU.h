@@ -65,9 +65,12 @@ void populateFastMathToGPUPatterns(RewritePatternSet &patterns,
 /// layout, local buffers per-thread arrays. `registerLimit`: the 32-bit
 /// words of a fragment a thread may hold
 /// (TargetInfo::getMaxFragmentWordsPerThread), which bounds each fragment's
-/// share.
+/// share. `privateSpace`: the memory space of the per-thread arrays (null:
+/// the default one; AMD GPUs: #gpu.address_space<private>, LLVM's address
+/// space 5, where their allocas must live).
 LogicalResult placeBuffersForGPU(RewriterBase &rewriter, KernelOp kernel,
-                                 int64_t registerLimit);
+                                 int64_t registerLimit,
+                                 Attribute privateSpace = nullptr);
 
 /// tile-plan-scratch: reserves the shared scratch of each
 /// tile.finalize_reducer (the partial results of the warps of `warpSize`

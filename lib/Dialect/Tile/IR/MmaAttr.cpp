@@ -80,12 +80,13 @@ LogicalResult MmaAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                           "a multiple of 8 up to 256, got m"
                        << m << "n" << n << "k" << k;
   if (kind == MmaKind::Mfma &&
-      (m != n || !((m == 32 && (k == 8 || k == 16)) ||
-                   (m == 16 && (k == 16 || k == 32))) ||
+      (m != n || !((m == 32 && (k == 2 || k == 8 || k == 16)) ||
+                   (m == 16 && (k == 4 || k == 16 || k == 32))) ||
        repeats != 1))
     return emitError() << "mfma has the shapes m32n32k8, m16n16k16 (16-bit "
-                          "inputs), m32n32k16 and m16n16k32 (8-bit), without "
-                          "repeats, got m"
+                          "inputs), m32n32k16 and m16n16k32 (8-bit), "
+                          "m32n32k2 and m16n16k4 (f32), without repeats, "
+                          "got m"
                        << m << "n" << n << "k" << k;
   if (warpsM < 1 || warpsN < 1 || repeats < 1)
     return emitError() << "warps and repeats must be positive, got warps = ["

@@ -9,6 +9,8 @@
 
 #include "TileOpsCommon.h"
 
+#include "tile/Dialect/Tile/IR/Layouts.h"
+
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
@@ -64,12 +66,12 @@ static LogicalResult verifyGemmOperands(Operation *op, MemRefType a,
 /// The #tile.mma of a gemm (M x N x K, A of `aElt`), if it has one: the
 /// instruction's shape and the warp partition must tile the gemm over the
 /// kernel's warps.
-/// An mfma choice: K of one instruction is 64 bytes of inputs a lane row
-/// for the 32x32 shapes and 128 for 16x16 (m32n32k8 f16, m16n16k32 i8),
-/// the waves' tiles are whole instructions, one wave per 64 threads.
+/// An mfma choice: K of one instruction is getMfmaK's (m32n32k8 f16,
+/// m16n16k32 i8, m32n32k2 f32), the waves' tiles are whole instructions,
+/// one wave per 64 threads.
 static LogicalResult verifyMfmaChoice(Operation *op, MmaAttr mma, int64_t m,
                                       int64_t n, int64_t k, int64_t bits) {
-  int64_t wantK = (mma.getM() == 32 ? 128 : 256) / bits;
+  int64_t wantK = getMfmaK(mma.getM(), bits);
   if (mma.getK() != wantK || k % wantK != 0)
     return op->emitOpError()
            << "has " << mma << ", whose K must be " << wantK << " for "

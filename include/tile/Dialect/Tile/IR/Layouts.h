@@ -65,6 +65,15 @@ FragmentLayoutAttr getMmaSyncAccumulatorLayout(MLIRContext *ctx, int64_t m,
                                                int64_t n, int64_t threads,
                                                WarpPartition partition);
 
+/// K of the AMD mfma instruction of `atom` x `atom` outputs (32 or 16) for
+/// inputs of `bits` bits: 64 bits of inputs a lane for 8- and 16-bit
+/// inputs (m32n32k8 / m16n16k16 f16, m32n32k16 / m16n16k32 i8 and fp8), one
+/// element for f32 (m32n32k2, m16n16k4).
+inline int64_t getMfmaK(int64_t atom, int64_t bits) {
+  int64_t laneBits = bits == 32 ? 32 : 64;
+  return laneBits * 64 / atom / bits;
+}
+
 /// The accumulator layout of AMD mfma instructions of `atom` x `atom`
 /// outputs (32: v_mfma_*_32x32x*, 16 elements a lane; 16:
 /// v_mfma_*_16x16x*, 4 a lane) on 64-lane wavefronts, tiled over
