@@ -13,6 +13,7 @@
 #include "tile/Dialect/Tile/IR/Layouts.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 
 using namespace mlir;
@@ -23,6 +24,22 @@ TargetInfo::~TargetInfo() = default;
 namespace {
 
 bool isNvFp8(Type t) { return isa<Float8E4M3FNType, Float8E5M2Type>(t); }
+
+/// The vendor whose dialects `op` belongs to (NVIDIA: nvgpu, nvvm and its
+/// intrinsics; AMD: amdgpu, rocdl), if any.
+std::optional<StringRef> vendorOf(Operation *op) {
+  StringRef ns = op->getDialect() ? op->getDialect()->getNamespace() : "";
+  if (ns == "nvgpu" || ns == "nvvm" ||
+      (isa<LLVM::CallIntrinsicOp>(op) &&
+       cast<LLVM::CallIntrinsicOp>(op).getIntrin().starts_with("llvm.nvvm.")))
+    return StringRef("NVIDIA");
+  if (ns == "amdgpu" || ns == "rocdl" ||
+      (isa<LLVM::CallIntrinsicOp>(op) &&
+       cast<LLVM::CallIntrinsicOp>(op).getIntrin().starts_with(
+           "llvm.amdgcn.")))
+    return StringRef("AMD");
+  return std::nullopt;
+}
 bool isAmdFp8(Type t) { return isa<Float8E4M3FNUZType, Float8E5M2FNUZType>(t); }
 
 /// The dense tensor-core combinations every NVIDIA/AMD matrix unit has.
@@ -92,6 +109,10 @@ public:
   // The portable cluster size (16 needs an opt-in at launch).
   int64_t getMaxClusterBlocks() const override { return sm >= 90 ? 8 : 0; }
   bool fusesSharedEpilogues() const override { return sm >= 90; }
+  std::optional<StringRef> getForeignVendor(Operation *op) const override {
+    std::optional<StringRef> vendor = vendorOf(op);
+    return vendor == "AMD" ? vendor : std::nullopt;
+  }
   bool supportsGemm(Type a, Type b, Type c) const override {
     if (isBaseMma(a, b, c))
       return true;
@@ -275,6 +296,14 @@ private:
 /// wavefronts). Null for other gemms, an error where the accumulator is a
 /// fragment that no shape tiles.
 FailureOr<MmaAttr> selectMfma(Operation *op) {
+  // gfx942 has 2:4 sparse matrix cores (v_smfmac_*), which this version
+  // does not lower to.
+  if (isa<GemmSpOp>(op))
+    return op->emitOpError()
+           << "is a 2:4 sparse gemm, which has no lowering for gfx942 in this "
+              "version of TileMLIR (its v_smfmac instructions are not "
+              "used yet); compile it for sm_80 / sm_90a, or as a dense "
+              "tile.gemm";
   auto gemm = dyn_cast<GemmOp>(op);
   if (!gemm || !gemm.getC().getDefiningOp<AllocFragmentOp>())
     return MmaAttr();
@@ -328,6 +357,12 @@ public:
   }
   bool supportsCopyInst(CopyInst inst) const override {
     return inst == CopyInst::Auto || inst == CopyInst::Vector;
+  }
+  // Pipelined loops run their iterations in order: one buffer a copy.
+  bool multiBuffersPipelinedCopies() const override { return false; }
+  std::optional<StringRef> getForeignVendor(Operation *op) const override {
+    std::optional<StringRef> vendor = vendorOf(op);
+    return vendor == "NVIDIA" ? vendor : std::nullopt;
   }
   StringRef describeGemmTypes() const override {
     return "f16, bf16, f32, i8 and fp8 e4m3fnuz/e5m2fnuz inputs";

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <limits>
+#include <optional>
 #include <memory>
 
 namespace mlir::tile {
@@ -65,6 +66,17 @@ public:
   virtual bool supportsGemm(Type a, Type b, Type c) const = 0;
   /// True when a 2:4 sparse gemm with these element types runs.
   virtual bool supportsSparseGemm(Type a, Type b, Type c) const = 0;
+  /// True when tile-software-pipeline gives each global -> shared copy of
+  /// a tile.pipelined loop num_stages buffers (tile-verify-target counts
+  /// them); false where pipelined loops run their iterations in order.
+  virtual bool multiBuffersPipelinedCopies() const { return isGPU(); }
+  /// The vendor ("NVIDIA", "AMD") of `op` where it is thread-level code of
+  /// another GPU vendor's dialects (nvgpu / nvvm, amdgpu / rocdl), which
+  /// this target cannot lower; nullopt otherwise (the CPU target checks
+  /// thread-level code itself, in tile-lower-kernel).
+  virtual std::optional<StringRef> getForeignVendor(Operation *op) const {
+    return std::nullopt;
+  }
   /// True when the copy instruction family exists on the target.
   virtual bool supportsCopyInst(CopyInst inst) const = 0;
   /// A short description of the gemm types the target supports, for

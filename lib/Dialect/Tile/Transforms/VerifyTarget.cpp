@@ -190,7 +190,7 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
     } else if (auto loop = dyn_cast<PipelinedOp>(op)) {
       // On GPUs each global -> shared copy of a pipelined loop gets
       // num_stages copies of its buffer (in place of the buffer).
-      if (target.isGPU() && loop.getNumStages() > 1)
+      if (target.multiBuffersPipelinedCopies() && loop.getNumStages() > 1)
         for (Operation &inner : loop.getBodyBlock())
           if (auto copy = dyn_cast<CopyOp>(inner))
             if (isGlobal(copy.getSource().getType()) &&
@@ -201,6 +201,15 @@ LogicalResult verifyKernel(KernelOp kernel, const TargetInfo &target) {
               add(alloc ? sharedCost[alloc] : sharedBytes,
                   bytes > kMax / stages ? kMax : bytes * (stages - 1));
             }
+    } else if (std::optional<StringRef> vendor =
+                   target.getForeignVendor(op)) {
+      op->emitOpError() << "is " << *vendor << "-only thread-level code, "
+                        << "which " << target.getName()
+                        << " cannot run (TileLang's T.alloc_barrier, "
+                           "T.tma_copy and the like are NVIDIA's mbarriers "
+                           "and TMA); write the kernel with tile ops or "
+                           "compile for a target of that vendor";
+      ok = false;
     } else if (auto copy = dyn_cast<CopyOp>(op)) {
       if (!target.supportsCopyInst(copy.getInst())) {
         copy.emitOpError() << "asks for instruction '"

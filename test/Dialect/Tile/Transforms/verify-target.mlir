@@ -519,6 +519,17 @@ func.func @amd_fp8() {
   return
 }
 
+// -----
+
+// And AMD's on NVIDIA targets.
+func.func @amd_barrier() {
+  tile.kernel (%bx) in (1) threads(64) {
+    // expected-error @below {{'amdgpu.lds_barrier' op is AMD-only thread-level code, which sm_90a cannot run}}
+    amdgpu.lds_barrier
+  }
+  return
+}
+
 //--- gfx942-invalid.mlir
 
 func.func @too_many_threads() {
@@ -615,6 +626,19 @@ func.func @nvidia_fp8_sparse() {
     %c = tile.alloc_fragment : memref<16x16xf32, #tile.scope<fragment>>
     // expected-error @below {{'tile.gemm_sp' op sparse element types 'f8E5M2' x 'f8E5M2' -> 'f32' are not supported on gfx942}}
     tile.gemm_sp %a, %e, %b, %c : memref<16x8xf8E5M2, #tile.scope<shared>>, memref<16x2xi8, #tile.scope<shared>>, memref<16x16xf8E5M2, #tile.scope<shared>>, memref<16x16xf32, #tile.scope<fragment>>
+  }
+  return
+}
+
+// -----
+
+// NVIDIA's thread-level ops (what T.alloc_barrier and T.tma_copy emit)
+// have no AMD lowering: refused where they are.
+!bars = !nvgpu.mbarrier.group<memorySpace = #gpu.address_space<workgroup>, num_barriers = 1>
+func.func @nvidia_barriers() {
+  tile.kernel (%bx) in (1) threads(64) {
+    // expected-error @below {{'nvgpu.mbarrier.create' op is NVIDIA-only thread-level code, which gfx942 cannot run (TileLang's T.alloc_barrier, T.tma_copy and the like are NVIDIA's mbarriers and TMA); write the kernel with tile ops or compile for a target of that vendor}}
+    %bars = nvgpu.mbarrier.create -> !bars
   }
   return
 }
