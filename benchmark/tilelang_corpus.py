@@ -11,9 +11,10 @@ lines changed (`tilelang` -> `tilemlir`, `tvm` -> `tilemlir.tvm`; nothing
 else), and drives each program in a subprocess of its own: an example
 through the tests beside it that call it (else its __main__), a language
 test through its test functions. Every kernel the program compiles is
-translated to tile IR, compiled to sm_90a and sm_80 (cubin, through ptxas)
-and to the CPU, and the CPU kernel is what the program gets back: it runs
-on torch tensors of an emulated "cuda" device that is the CPU, so the
+translated to tile IR, compiled to sm_90a and sm_80 (cubin, through ptxas),
+to gfx942 (hsaco; no AMD GPU runs it here) and to the CPU, and the CPU
+kernel is what the program gets back: it runs on torch tensors of an
+emulated "cuda" device that is the CPU, so the
 program's own reference checks it. Prints one row a kernel factory, the
 summary counts and the first-failure causes ranked; downloads nothing.
 
@@ -36,7 +37,8 @@ HERE = pathlib.Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from corpus.report import aggregate, ranking, summary, table_markdown  # noqa: E402
+from corpus.report import (aggregate, gfx942_gaps, ranking, summary,  # noqa: E402
+                           table_markdown)
 from corpus.rewrite import rewrite_imports  # noqa: E402
 from corpus.selection import EXAMPLE_DIRS, LANGUAGE_TESTS, find_factories, select_corpus  # noqa: E402
 
@@ -191,6 +193,9 @@ def report(opts, files, factories, results):
     print("| first failure | files | kernels |\n| --- | --- | --- |")
     for key, nf, nk in ranking(file_rows, kernels):
         print(f"| {key.replace('|', '/')} | {nf} | {nk} |")
+    print("\n| gfx942 failure of a kernel that compiles for sm_80 | kernels |\n| --- | --- |")
+    for key, nk in gfx942_gaps(kernels):
+        print(f"| {key.replace('|', '/')} | {nk} |")
     if opts.table:
         opts.table.write_text(head + "\n\n" + table + "\n")
     if opts.json:

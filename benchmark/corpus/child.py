@@ -142,6 +142,12 @@ class State:
 STATE = None
 
 
+# The GPU targets each kernel is compiled for (a stage of the table each):
+# NVIDIA's to cubin through ptxas, AMD's to hsaco (nothing runs them here).
+GPU_TARGETS = (("sm_90a", "cuda -arch=sm_90a"), ("sm_80", "cuda -arch=sm_80"),
+               ("gfx942", "hip -arch=gfx942"))
+
+
 def _hooked_compile(orig, translate, run_pipeline):
     def compile_hook(func, out_idx=None, target="auto", **kw):
         key = STATE.factory_of(func) if hasattr(func, "fn") else None
@@ -155,9 +161,9 @@ def _hooked_compile(orig, translate, run_pipeline):
         STATE.stage(key, "tile")
         STATE.compiled.append(key)
         if n <= MAX_INSTANCES:
-            for chip in ("sm_90a", "sm_80"):
+            for chip, target in GPU_TARGETS:
                 try:
-                    orig(func, out_idx=out_idx, target=f"cuda -arch={chip}", **kw)
+                    orig(func, out_idx=out_idx, target=target, **kw)
                     STATE.stage(key, chip)
                 except Exception as e:
                     STATE.stage(key, chip, e)
@@ -173,7 +179,8 @@ def _hooked_compile(orig, translate, run_pipeline):
 def _hooked_kernel_function_compile(orig, run_pipeline):
     """KernelFunction._compile (TileLang's current front end compiles through
     it, not through tilemlir.compile) measured as compile_hook measures a
-    prim_func: tile IR, sm_90a, sm_80, and the CPU kernel the program gets."""
+    prim_func: tile IR, each of GPU_TARGETS, and the CPU kernel the program
+    gets."""
     def compile_hook(self, values, consts):
         key = STATE.factory_of(self)
         n = STATE.instances[key] = STATE.instances.get(key, 0) + 1
@@ -187,8 +194,7 @@ def _hooked_kernel_function_compile(orig, run_pipeline):
         target = self.target
         try:
             if n <= MAX_INSTANCES:
-                for chip in ("sm_90a", "sm_80"):
-                    self.target = f"cuda -arch={chip}"
+                for chip, self.target in GPU_TARGETS:
                     try:
                         orig(self, values, consts)
                         STATE.stage(key, chip)

@@ -4,6 +4,9 @@ summary counts and a ranking of first-failure causes."""
 import collections
 import re
 
+# The stages whose failure is a kernel's "first failure" (gfx942 is a
+# column of its own: AMD limits such as 64 KiB of LDS are not a cause that
+# keeps the program from running where it was written to run).
 STAGES = ("tile", "sm_90a", "sm_80")
 # Worst first: the CPU column shows the worst outcome of a kernel's runs.
 CPU_ORDER = ("compile failed", "run failed", "mismatch", "error", "not run", "timeout", "ran",
@@ -132,8 +135,11 @@ def summary(file_rows, kernels):
     counts["files"] = len(file_rows)
     counts["files importing"] = n_import
     counts["kernels"] = len(kernels)
-    for stage, label in (("tile", "tile IR"), ("sm_90a", "sm_90a PTX"), ("sm_80", "sm_80 PTX")):
+    for stage, label in (("tile", "tile IR"), ("sm_90a", "sm_90a PTX"), ("sm_80", "sm_80 PTX"),
+                         ("gfx942", "gfx942 hsaco")):
         counts[f"kernels: {label}"] = sum(k.stage.get(stage) == "ok" for k in kernels)
+    counts["kernels: gfx942 hsaco of those with sm_80 PTX"] = sum(
+        k.stage.get("gfx942") == "ok" and k.stage.get("sm_80") == "ok" for k in kernels)
     counts["kernels: CPU ran"] = sum(k.cpu in ("ok", "ran", "mismatch", "error") for k in kernels)
     counts["kernels: CPU matches the program's reference"] = sum(k.cpu == "ok" for k in kernels)
     counts["kernels: CPU mismatch"] = sum(k.cpu == "mismatch" for k in kernels)
@@ -157,13 +163,22 @@ def ranking(file_rows, kernels):
                   key=lambda t: (-t[2], -t[1], t[0]))
 
 
+def gfx942_gaps(kernels):
+    """[(cause key, kernels)] of the kernels that compile for sm_80 and not
+    for gfx942, most kernels first."""
+    gaps = collections.Counter(
+        cause_key(k.causes["gfx942"][0]) for k in kernels
+        if k.stage.get("sm_80") == "ok" and k.stage.get("gfx942") == "FAIL")
+    return sorted(gaps.items(), key=lambda t: (-t[1], t[0]))
+
+
 def _cell(s):
     return (s or "").replace("|", "\\|").replace("\n", " ")
 
 
 def table_markdown(file_rows, kernels):
-    lines = ["| file | kernel | imports | tile IR | sm_90a | sm_80 | CPU | first failure |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    lines = ["| file | kernel | imports | tile IR | sm_90a | sm_80 | gfx942 | CPU | first failure |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     with_kernels = {k.file for k in kernels}
     for k in kernels:
         row = file_rows[k.file]
@@ -171,10 +186,11 @@ def table_markdown(file_rows, kernels):
         cause = "" if rc is None else f"{rc[0]}: {rc[1]}" + (f" ({rc[2]})" if rc[2] else "")
         lines.append("| " + " | ".join(_cell(c) for c in (
             k.file, k.name, "yes" if row["imports"] else "no", k.stage.get("tile", "-"),
-            k.stage.get("sm_90a", "-"), k.stage.get("sm_80", "-"), k.cpu or "-", cause)) + " |")
+            k.stage.get("sm_90a", "-"), k.stage.get("sm_80", "-"), k.stage.get("gfx942", "-"),
+            k.cpu or "-", cause)) + " |")
     for rel, row in file_rows.items():
         if rel not in with_kernels:
             cause = "" if row["imports"] else "import: " + (row["cause"][0] or "")
             lines.append(f"| {_cell(rel)} | (no kernel factory) | "
-                         f"{'yes' if row['imports'] else 'no'} | | | | | {_cell(cause)} |")
+                         f"{'yes' if row['imports'] else 'no'} | | | | | | {_cell(cause)} |")
     return "\n".join(lines)
