@@ -169,6 +169,35 @@ mlir::tile::getMfmaAccumulatorLayout(MLIRContext *ctx, int64_t m, int64_t n,
       /*replicate=*/1, AffineMap::get(2, 0, {row, col}, ctx));
 }
 
+FragmentLayoutAttr mlir::tile::getMfmaRowLayout(MLIRContext *ctx, int64_t m,
+                                               int64_t threads,
+                                               WarpPartition partition,
+                                               int64_t atom) {
+  int64_t wm = partition.warpsM, wn = partition.warpsN;
+  int64_t tileM = m / wm;
+  // Lanes that hold one row of an atom, and the rows a lane holds in it.
+  int64_t lanes = atom == 32 ? 32 : 16, regs = atom == 32 ? 16 : 4;
+  AffineExpr i = getAffineDimExpr(0, ctx);
+  AffineExpr rowInAtom = (i % tileM) % atom;
+  // 32x32: row 8 (r / 4) + 4 (l / 32) + r mod 4; 16x16: row 4 (l / 16) + r.
+  AffineExpr group = atom == 32 ? (rowInAtom % 8).floorDiv(4)
+                                : rowInAtom.floorDiv(4);
+  AffineExpr regInAtom = atom == 32
+                             ? rowInAtom.floorDiv(8) * 4 + rowInAtom % 4
+                             : rowInAtom % 4;
+  AffineExpr thread = i.floorDiv(tileM) * (64 * wn) + group * lanes;
+  AffineExpr reg = (i % tileM).floorDiv(atom) * regs + regInAtom;
+  AffineExpr t = getAffineDimExpr(0, ctx), q = getAffineDimExpr(1, ctx);
+  AffineExpr g = (t % 64).floorDiv(lanes), r = q % regs;
+  AffineExpr inAtom =
+      atom == 32 ? r.floorDiv(4) * 8 + g * 4 + r % 4 : g * 4 + r;
+  AffineExpr row = t.floorDiv(64 * wn) * tileM + q.floorDiv(regs) * atom +
+                   inAtom;
+  return FragmentLayoutAttr::get(
+      ctx, {m}, threads, AffineMap::get(1, 0, {thread, reg}, ctx),
+      /*replicate=*/lanes * wn, AffineMap::get(2, 0, {row}, ctx));
+}
+
 FragmentLayoutAttr mlir::tile::getMmaSyncRowLayout(MLIRContext *ctx,
                                                   int64_t m, int64_t threads,
                                                   WarpPartition partition) {
@@ -326,6 +355,16 @@ FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
                                     part) == layout)
       return getMmaSyncRowLayout(layout.getContext(), m, threads, part);
   }
+  // The mfma accumulators of 64-lane wavefronts.
+  int64_t waves = threads / 64;
+  for (int64_t atom : {32, 16})
+    for (int64_t wm = 1; threads % 64 == 0 && wm <= waves; ++wm) {
+      WarpPartition part{wm, waves / wm};
+      if (waves % wm == 0 &&
+          getMfmaAccumulatorLayout(layout.getContext(), m, n, threads, part,
+                                   atom) == layout)
+        return getMfmaRowLayout(layout.getContext(), m, threads, part, atom);
+    }
   return nullptr;
 }
 

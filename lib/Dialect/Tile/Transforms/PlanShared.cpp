@@ -105,9 +105,11 @@ bool isResidentOperand(Value buffer, PipelinedOp loop) {
 /// extra stages.
 void classify(KernelOp kernel, SmallVectorImpl<Buffer> &buffers,
               const TargetInfo &target) {
+  // Pipelined loops whose copies get stage buffers (not on targets that
+  // run their iterations in order).
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) {
-    if (loop.getNumStages() > 1)
+    if (loop.getNumStages() > 1 && target.multiBuffersPipelinedCopies())
       loops.push_back(loop);
   });
   bool tma = target.fusesSharedEpilogues();

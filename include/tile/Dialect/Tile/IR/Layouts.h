@@ -97,6 +97,15 @@ FragmentLayoutAttr getMmaSyncRowLayout(MLIRContext *ctx, int64_t m,
                                        int64_t threads,
                                        WarpPartition partition);
 
+/// The layout of a row vector of the M x N mfma accumulator layout of
+/// `partition` and `atom` (getMfmaAccumulatorLayout): row i is replicated
+/// over the lanes that hold row i of the accumulator (32 lanes of a 32x32
+/// atom, 16 of a 16x16 one, in each of the warpsN wavefronts of its wave
+/// row), in the register of its place among the lane's rows.
+FragmentLayoutAttr getMfmaRowLayout(MLIRContext *ctx, int64_t m,
+                                    int64_t threads, WarpPartition partition,
+                                    int64_t atom);
+
 /// A layout for an M x N tile reduced along its rows: each row is held by
 /// `lanes` lanes of one warp, each lane `vec` consecutive columns at a
 /// time (so that loads of a row are contiguous across the lanes), the
@@ -111,7 +120,8 @@ FragmentLayoutAttr getRowSplitLayout(MLIRContext *ctx, int64_t m, int64_t n,
 
 /// The row layout of a 2-D layout (one value per row, replicated over the
 /// threads that hold the row): for the tensor-core accumulator layouts (see
-/// getMmaSyncRowLayout) and the row-split layouts; null for others.
+/// getMmaSyncRowLayout, getMfmaRowLayout) and the row-split layouts; null
+/// for others.
 FragmentLayoutAttr getRowLayout(FragmentLayoutAttr layout);
 
 /// Element e (row-major linear index) held by thread e mod T, register
