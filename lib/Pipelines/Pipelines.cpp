@@ -143,6 +143,33 @@ static std::string cudaToolkitPath() {
   return "/usr/local/cuda";
 }
 
+/// affine, arith and index (64-bit) to LLVM: the scalar code of the host
+/// functions and the kernels, before the kernels' own conversion.
+static void addHostScalarsToLLVM(OpPassManager &pm) {
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  ConvertIndexToLLVMPassOptions index;
+  index.indexBitwidth = 64;
+  pm.addPass(createConvertIndexToLLVMPass(index));
+}
+
+/// The end of both GPU halves: the kernels serialized (`format`, with the
+/// toolkit at `toolkit`), then the host code's math, a cleanup and the
+/// casts left between the conversions.
+static void addSerializationAndHostCleanup(OpPassManager &pm,
+                                           StringRef format,
+                                           StringRef toolkit, bool keepIsa) {
+  TileGpuModuleToBinaryOptions binary;
+  binary.format = format.str();
+  binary.toolkitPath = toolkit.str();
+  binary.keepIsa = keepIsa;
+  pm.addPass(createTileGpuModuleToBinary(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::tile::buildGPUKernelsToNVVMPipeline(
     OpPassManager &pm, const TileToNVVMPipelineOptions &options) {
   // Upstream's gpu-lower-to-nvvm-pipeline, with tile-mark-tma-params once
@@ -163,26 +190,15 @@ void mlir::tile::buildGPUKernelsToNVVMPipeline(
   target.features = options.features;
   target.optLevel = options.optLevel;
   pm.addPass(createGpuNVVMAttachTarget(target));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
-  ConvertIndexToLLVMPassOptions index;
-  index.indexBitwidth = 64;
-  pm.addPass(createConvertIndexToLLVMPass(index));
+  addHostScalarsToLLVM(pm);
   ConvertGpuOpsToNVVMOpsOptions gpuToNVVM;
   gpuToNVVM.indexBitwidth = 64;
   pm.addNestedPass<gpu::GPUModuleOp>(createConvertGpuOpsToNVVMOps(gpuToNVVM));
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   pm.addPass(createTileMarkTmaParams());
   pm.addPass(createGpuToLLVMConversionPass());
-  TileGpuModuleToBinaryOptions binary;
-  binary.format = options.format;
-  binary.toolkitPath = cudaToolkitPath();
-  binary.keepIsa = options.keepIsa;
-  pm.addPass(createTileGpuModuleToBinary(binary));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addSerializationAndHostCleanup(pm, options.format, cudaToolkitPath(),
+                                 options.keepIsa);
 }
 
 void mlir::tile::buildTileToNVVMPipeline(
@@ -263,11 +279,7 @@ void mlir::tile::buildGPUKernelsToROCDLPipeline(
   // Code object version 5: what ROCm 5.x and 6.x load.
   target.abiVersion = "500";
   pm.addPass(createGpuROCDLAttachTarget(target));
-  pm.addPass(createLowerAffinePass());
-  pm.addPass(createArithToLLVMConversionPass());
-  ConvertIndexToLLVMPassOptions index;
-  index.indexBitwidth = 64;
-  pm.addPass(createConvertIndexToLLVMPass(index));
+  addHostScalarsToLLVM(pm);
   // convert-gpu-to-rocdl makes math.tanh the llvm.tanh intrinsic, which
   // the AMDGPU backend cannot select: tanh is expanded into exp first.
   math::MathExpandOpsPassOptions expand;
@@ -281,15 +293,8 @@ void mlir::tile::buildGPUKernelsToROCDLPipeline(
       createConvertGpuOpsToROCDLOps(gpuToROCDL));
   pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
   pm.addPass(createGpuToLLVMConversionPass());
-  TileGpuModuleToBinaryOptions binary;
-  binary.format = options.format;
-  binary.toolkitPath = rocmToolkitPath();
-  binary.keepIsa = options.keepIsa;
-  pm.addPass(createTileGpuModuleToBinary(binary));
-  pm.addPass(createConvertMathToLLVMPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
-  pm.addPass(createReconcileUnrealizedCastsPass());
+  addSerializationAndHostCleanup(pm, options.format, rocmToolkitPath(),
+                                 options.keepIsa);
 }
 
 void mlir::tile::buildTileToROCDLPipeline(

@@ -88,6 +88,17 @@ public:
   }
 };
 
+/// tile-plan-scratch's last steps on every GPU target, once the buffers
+/// are placed: the views of placed shared buffers, the scratch of reducers
+/// and of scans (for warps of `warpSize` lanes).
+LogicalResult prepareLoweringScratch(RewriterBase &rewriter, KernelOp kernel,
+                                     int64_t warpSize) {
+  if (failed(prepareViewsForGPU(rewriter, kernel)) ||
+      failed(prepareReducersForGPU(rewriter, kernel, warpSize)))
+    return failure();
+  return prepareScansForGPU(rewriter, kernel, warpSize);
+}
+
 class NvidiaTarget final : public TargetInfo {
 public:
   NvidiaTarget(StringRef name, int smVersion)
@@ -258,12 +269,11 @@ public:
   }
   LogicalResult planScratch(RewriterBase &rewriter,
                             KernelOp kernel) const override {
-    if (failed(planScratchForNVVM(rewriter, kernel, getMaxSharedMemoryBytes(),
-                                  getWarpSize())) ||
-        failed(prepareViewsForGPU(rewriter, kernel)) ||
-        failed(prepareReducersForGPU(rewriter, kernel, getWarpSize())))
-      return failure();
-    return prepareScansForGPU(rewriter, kernel, getWarpSize());
+    return success(
+        succeeded(planScratchForNVVM(rewriter, kernel,
+                                     getMaxSharedMemoryBytes(),
+                                     getWarpSize())) &&
+        succeeded(prepareLoweringScratch(rewriter, kernel, getWarpSize())));
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToNVVMOpPatterns(patterns, *gpuLowering);
@@ -397,12 +407,11 @@ public:
   // yet): pipelineLoops keeps the default.
   LogicalResult planScratch(RewriterBase &rewriter,
                             KernelOp kernel) const override {
-    if (failed(planScratchForROCDL(rewriter, kernel, getMaxSharedMemoryBytes(),
-                                   getWarpSize())) ||
-        failed(prepareViewsForGPU(rewriter, kernel)) ||
-        failed(prepareReducersForGPU(rewriter, kernel, getWarpSize())))
-      return failure();
-    return prepareScansForGPU(rewriter, kernel, getWarpSize());
+    return success(
+        succeeded(planScratchForROCDL(rewriter, kernel,
+                                      getMaxSharedMemoryBytes(),
+                                      getWarpSize())) &&
+        succeeded(prepareLoweringScratch(rewriter, kernel, getWarpSize())));
   }
   void populateLowerOpsPatterns(RewritePatternSet &patterns) const override {
     populateTileToROCDLOpPatterns(patterns, *gpuLowering);
