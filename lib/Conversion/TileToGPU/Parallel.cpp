@@ -122,31 +122,51 @@ ParallelPlan tilegpu::planParallel(ParallelOp op) {
       if (own)
         continue;
       auto load = dyn_cast<memref::LoadOp>(inner);
-      if (!load) {
+      auto store = dyn_cast<memref::StoreOp>(inner);
+      if (!load && !(store && store.getMemRef() == operand)) {
         plan.supported = false;
         continue;
       }
       // At loop indices only: maybe held by the thread itself.
+      ValueRange indices = load ? load.getIndices() : store.getIndices();
       SmallVector<int64_t> positions;
-      for (Value index : load.getIndices()) {
+      for (Value index : indices) {
         auto arg = dyn_cast<BlockArgument>(index);
         if (!arg || arg.getOwner() != &op.getBodyBlock())
           break;
         positions.push_back(arg.getArgNumber());
       }
-      if (plan.layout && positions.size() == load.getIndices().size())
+      // A store writes each element from one element of the loop only:
+      // the loop dimensions it leaves out have extent 1.
+      bool oneToOne = llvm::all_of(llvm::seq<int64_t>(0, extents.size()),
+                                   [&](int64_t d) {
+                                     return extents[d] == 1 ||
+                                            llvm::is_contained(positions, d);
+                                   });
+      if (plan.layout && positions.size() == indices.size() &&
+          (load || oneToOne))
         if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
                 plan.layout, getStorage(plan.driver)->numRegisters, s->layout,
                 positions)) {
           plan.projected[inner] = std::move(*regs);
           continue;
         }
-      plan.staged.insert(operand);
+      if (store)
+        plan.supported = false;
+      else
+        plan.staged.insert(operand);
     }
   });
   // A fragment read both ways is read from its scratch copy throughout.
+  // A fragment written at projected registers must not also be read from
+  // a scratch copy.
   for (auto it = plan.projected.begin(); it != plan.projected.end();) {
     auto current = it++;
+    if (auto store = dyn_cast<memref::StoreOp>(current->first)) {
+      if (plan.staged.contains(store.getMemRef()))
+        plan.supported = false;
+      continue;
+    }
     if (plan.staged.contains(cast<memref::LoadOp>(current->first).getMemRef()))
       plan.projected.erase(current);
   }
@@ -176,6 +196,15 @@ private:
   /// staged copy; false when it is not one of those.
   bool cloneAccess(OpBuilder &b, Operation &inner, std::optional<int64_t> reg,
                    IRMapping &mapping) {
+    if (auto store = dyn_cast<memref::StoreOp>(inner);
+        store && reg && plan.projected.count(store)) {
+      Value regs = getStorage(store.getMemRef())->memref;
+      memref::StoreOp::create(
+          b, store.getLoc(), mapping.lookupOrDefault(store.getValue()), regs,
+          ValueRange{indexConst(b, store.getLoc(),
+                                plan.projected.lookup(store)[*reg])});
+      return true;
+    }
     if (auto load = dyn_cast<memref::LoadOp>(inner);
         load && reg && plan.projected.count(load)) {
       Value regs = getStorage(load.getMemRef())->memref;

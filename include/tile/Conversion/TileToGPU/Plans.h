@@ -22,14 +22,15 @@ namespace mlir::tile::tilegpu {
 /// iterations follow (accessed at the loop indices, of the loop's shape);
 /// `staged` are the other fragments the body only reads, which it reads
 /// from their shared scratch copies. `supported` is false when the body
-/// writes a fragment other than at its own elements.
+/// writes a fragment other than at its own elements or at projected ones.
 struct ParallelPlan {
   FragmentLayoutAttr layout;
   Value driver;
   llvm::SetVector<Value> staged;
   /// Loads of fragments at some of the loop indices (a row vector read in
-  /// a 2-D loop) that the thread holds itself: for each driver register,
-  /// the register of the loaded fragment.
+  /// a 2-D loop) that the thread holds itself, and stores at indices that
+  /// name each element once (a column vector of a 1 x N loop): for each
+  /// driver register, the register of the accessed fragment.
   DenseMap<Operation *, SmallVector<int64_t>> projected;
   bool supported = true;
 };

@@ -368,6 +368,21 @@ FragmentLayoutAttr mlir::tile::getRowLayout(FragmentLayoutAttr layout) {
   return nullptr;
 }
 
+FragmentLayoutAttr
+mlir::tile::getUnitRowVectorLayout(FragmentLayoutAttr layout) {
+  ArrayRef<int64_t> shape = layout.getShape();
+  if (shape.size() != 2 || shape[0] != 1 || !layout.getInverse())
+    return nullptr;
+  MLIRContext *ctx = layout.getContext();
+  AffineMap toRow = AffineMap::get(
+      1, 0, {getAffineConstantExpr(0, ctx), getAffineDimExpr(0, ctx)}, ctx);
+  AffineMap inverse =
+      AffineMap::get(2, 0, {layout.getInverse().getResult(1)}, ctx);
+  return FragmentLayoutAttr::get(ctx, {shape[1]}, layout.getThreads(),
+                                 layout.getMap().compose(toRow),
+                                 layout.getReplicate(), inverse);
+}
+
 FragmentLayoutAttr mlir::tile::getCyclicLayout(MLIRContext *ctx,
                                                ArrayRef<int64_t> shape,
                                                int64_t threads) {

@@ -168,7 +168,7 @@ private:
     ArrayRef<int64_t> extents = loop.getExtents();
     // Fragments accessed at all the loop indices (in order) and at the
     // first one alone; writes first, as the lowering picks its driver.
-    SmallVector<Value> full, rows;
+    SmallVector<Value> full, rows, columns;
     for (bool stores : {true, false}) {
       loop.walk([&](Operation *inner) {
         Value memref;
@@ -189,6 +189,9 @@ private:
         else if (ivs.size() == 2 && indices.size() == 1 &&
                  indices[0] == ivs[0] && shape[0] == extents[0])
           rows.push_back(memref);
+        else if (ivs.size() == 2 && extents[0] == 1 && indices.size() == 1 &&
+                 indices[0] == ivs[1] && shape[0] == extents[1])
+          columns.push_back(memref);
       });
     }
     FragmentLayoutAttr driver;
@@ -202,6 +205,10 @@ private:
     if (ivs.size() == 2)
       for (Value f : rows)
         offer(f, getRowLayout(driver));
+    // A loop over the one row of a 1 x N tile: vectors indexed by the
+    // column (TileLang's per-column accumulators) are that row.
+    for (Value f : columns)
+      offer(f, getUnitRowVectorLayout(driver));
   }
 
   DenseMap<Value, FragmentLayoutAttr> &layouts;

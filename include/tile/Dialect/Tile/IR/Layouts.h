@@ -124,6 +124,12 @@ FragmentLayoutAttr getRowSplitLayout(MLIRContext *ctx, int64_t m, int64_t n,
 /// for others.
 FragmentLayoutAttr getRowLayout(FragmentLayoutAttr layout);
 
+/// The layout of a vector of N elements held as the one row of a 1 x N
+/// layout: element j where `layout` keeps element (0, j) (same threads,
+/// registers and replication); null unless `layout` is 1 x N with an
+/// inverse.
+FragmentLayoutAttr getUnitRowVectorLayout(FragmentLayoutAttr layout);
+
 /// Element e (row-major linear index) held by thread e mod T, register
 /// e floordiv T, with its inverse.
 FragmentLayoutAttr getCyclicLayout(MLIRContext *ctx, ArrayRef<int64_t> shape,
