@@ -637,23 +637,8 @@ private:
     int64_t rank = global.type.getRank();
 
     // Whether the global tensor's rows and base are 16-byte aligned.
-    Value zero = indexConst(rewriter, loc, 0);
-    Value vecC = indexConst(rewriter, loc, vec);
-    Value base = memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc,
-                                                                global.buffer);
-    Value aligned = arith::CmpIOp::create(
-        rewriter, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(rewriter, loc, base,
-                               indexConst(rewriter, loc, 16)),
-        zero);
-    Value lastDim =
-        memref::DimOp::create(rewriter, loc, global.buffer, rank - 1);
-    if (rank > 1)
-      aligned = arith::AndIOp::create(
-          rewriter, loc, aligned,
-          arith::CmpIOp::create(
-              rewriter, loc, arith::CmpIPredicate::eq,
-              arith::RemUIOp::create(rewriter, loc, lastDim, vecC), zero));
+    auto [zero, vecC, lastDim, aligned] =
+        checkVectorAlignment(rewriter, loc, global.buffer, rank, vec);
 
     SmallVector<int64_t> chunks(tile);
     chunks.back() = inner / vec;

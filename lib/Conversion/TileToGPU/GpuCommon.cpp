@@ -169,6 +169,24 @@ void storeFragmentToShared(OpBuilder &b, Location loc, const Storage &fragment,
   barrier(b, loc);
 }
 
+VectorAlignment checkVectorAlignment(OpBuilder &b, Location loc, Value buffer,
+                                     int64_t rank, int64_t vec) {
+  Value zero = indexConst(b, loc, 0);
+  Value vecC = indexConst(b, loc, vec);
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value aligned = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq,
+      arith::RemUIOp::create(b, loc, base, indexConst(b, loc, 16)), zero);
+  Value lastDim = memref::DimOp::create(b, loc, buffer, rank - 1);
+  if (rank > 1)
+    aligned = arith::AndIOp::create(
+        b, loc, aligned,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                              arith::RemUIOp::create(b, loc, lastDim, vecC),
+                              zero));
+  return {zero, vecC, lastDim, aligned};
+}
+
 Value swizzledColumn(OpBuilder &b, Location loc, const Storage &storage,
                      Value row, Value col) {
   int64_t chunks = storage.swizzleChunks;

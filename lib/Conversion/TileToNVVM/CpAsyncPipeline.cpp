@@ -117,22 +117,8 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
   SmallVector<int64_t> chunks(shape);
   chunks.back() /= vec;
 
-  Value zero = indexConst(rewriter, loc, 0);
-  Value vecC = indexConst(rewriter, loc, vec);
-  Value base =
-      memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, src.buffer);
-  Value lastDim = memref::DimOp::create(rewriter, loc, src.buffer, rank - 1);
-  Value aligned = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::eq,
-      arith::RemUIOp::create(rewriter, loc, base,
-                             indexConst(rewriter, loc, 16)),
-      zero);
-  if (rank > 1)
-    aligned = arith::AndIOp::create(
-        rewriter, loc, aligned,
-        arith::CmpIOp::create(
-            rewriter, loc, arith::CmpIPredicate::eq,
-            arith::RemUIOp::create(rewriter, loc, lastDim, vecC), zero));
+  auto [zero, vecC, lastDim, aligned] =
+      tilegpu::checkVectorAlignment(rewriter, loc, src.buffer, rank, vec);
   Type elt = srcType.getElementType();
   Storage stagesStorage{producer.stages, Scope::Shared, nullptr, 0,
                         producer.swizzleChunks};

@@ -138,6 +138,16 @@ Value stageToShared(OpBuilder &b, Location loc, Value fragment);
 void storeFragmentToShared(OpBuilder &b, Location loc, const Storage &fragment,
                            Value view);
 
+/// Whether 16-byte accesses of `vec` elements may reach the rows of the
+/// global `buffer` (of rank `rank`): its base is 16-byte aligned and (rank
+/// > 1) its innermost extent a multiple of `vec`; with the values the
+/// callers' edge guards also use (0, `vec` and that extent as indices).
+struct VectorAlignment {
+  Value zero, vec, lastDim, aligned;
+};
+VectorAlignment checkVectorAlignment(OpBuilder &b, Location loc, Value buffer,
+                                     int64_t rank, int64_t vec);
+
 /// The physical column of element (row, col) of a swizzled 2-d shared
 /// buffer (Storage::swizzleChunks): the 16-byte chunk of the column is XORed
 /// with a function of the row so that 8 consecutive rows read at the same

@@ -453,12 +453,8 @@ SmallVector<OpFoldResult> ScanOp::getMixedTargetOffsets() {
 }
 
 LogicalResult ScanOp::verify() {
-  unsigned numSources = getODSOperandIndexAndLength(0).second;
-  unsigned numTargets = getODSOperandIndexAndLength(2).second;
-  if (numSources != 1 || numTargets != 1)
-    return emitOpError() << "operandSegmentSizes must give one source and "
-                            "one target buffer, got "
-                         << numSources << " and " << numTargets;
+  if (failed(verifyOneSourceOneTarget(*this)))
+    return failure();
   if (getKind() != ReduceKind::Sum && getKind() != ReduceKind::Max)
     return emitOpError() << "scans by sum or max, got "
                          << stringifyReduceKind(getKind());

@@ -640,15 +640,8 @@ LogicalResult mlir::tile::verifyCopyRegion(Operation *op, StringRef side,
 }
 
 LogicalResult CopyOp::verify() {
-  // ODS checks that operandSegmentSizes adds up, not that the single
-  // operands get exactly one value each; getSource() / getTarget() read out
-  // of their segment otherwise.
-  unsigned numSources = getODSOperandIndexAndLength(0).second;
-  unsigned numTargets = getODSOperandIndexAndLength(2).second;
-  if (numSources != 1 || numTargets != 1)
-    return emitOpError() << "operandSegmentSizes must give one source and "
-                            "one target buffer, got "
-                         << numSources << " and " << numTargets;
+  if (failed(verifyOneSourceOneTarget(*this)))
+    return failure();
   MemRefType sourceType = getSource().getType();
   MemRefType targetType = getTarget().getType();
   if (failed(verifyElementType(*this, "source", sourceType)) ||

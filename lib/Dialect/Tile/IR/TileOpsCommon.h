@@ -53,6 +53,21 @@ SmallVector<OpFoldResult> mixedOffsetsOf(CopyLikeOp op, bool target) {
                         op.getContext());
 }
 
+/// A copy-like op's operandSegmentSizes give one source and one target
+/// buffer (segments 0 and 2). ODS checks that the segments add up, not
+/// that the single operands get exactly one value each; getSource() /
+/// getTarget() read out of their segment otherwise.
+template <typename CopyLikeOp>
+LogicalResult verifyOneSourceOneTarget(CopyLikeOp op) {
+  unsigned numSources = op.getODSOperandIndexAndLength(0).second;
+  unsigned numTargets = op.getODSOperandIndexAndLength(2).second;
+  if (numSources == 1 && numTargets == 1)
+    return success();
+  return op.emitOpError() << "operandSegmentSizes must give one source and "
+                             "one target buffer, got "
+                          << numSources << " and " << numTargets;
+}
+
 /// Parses an optional attribute dictionary (with the `attributes` keyword
 /// when `withKeyword`) and checks the inherent attributes it sets: without
 /// this check a custom parser silently drops an inherent attribute of the
