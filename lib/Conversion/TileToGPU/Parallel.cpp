@@ -136,13 +136,20 @@ ParallelPlan tilegpu::planParallel(ParallelOp op) {
           break;
         positions.push_back(arg.getArgNumber());
       }
-      // A store writes each element from one element of the loop only:
-      // the loop dimensions it leaves out have extent 1.
-      bool oneToOne = llvm::all_of(llvm::seq<int64_t>(0, extents.size()),
-                                   [&](int64_t d) {
-                                     return extents[d] == 1 ||
-                                            llvm::is_contained(positions, d);
-                                   });
+      // A store writes each element from one element of the loop only (the
+      // loop dimensions it leaves out have extent 1), and every copy of it:
+      // as many elements and copies as the driver, so that the driver's
+      // slots, each mapped to a slot of the same thread, fill them all.
+      bool oneToOne =
+          llvm::all_of(llvm::seq<int64_t>(0, extents.size()),
+                       [&](int64_t d) {
+                         return extents[d] == 1 ||
+                                llvm::is_contained(positions, d);
+                       }) &&
+          plan.layout &&
+          numElements(s->layout.getShape()) ==
+              numElements(plan.layout.getShape()) &&
+          s->layout.getReplicate() == plan.layout.getReplicate();
       if (plan.layout && positions.size() == indices.size() &&
           (load || oneToOne))
         if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
