@@ -1,29 +1,89 @@
-"""Host time of one kernel call in the Python runtime, without a GPU: the
-path from JITKernel.__call__ / CudaKernel.__call__ down to the driver call,
-with the driver and torch replaced by stand-ins that do nothing (so this
-measures only our Python work; benchmark/gpu/launch_overhead.py measures
-the real thing on a GPU).
+"""Host time of one kernel call: what our Python adds around the driver's
+launch, for the three ways of calling a kernel (an elementwise add of
+1024x1024 fp32, TileLang's examples/elementwise/example_elementwise_add.py):
+
+    runtime(a, b, c)   the bundle's CudaKernel, output given
+    k(a, b)            the JITKernel (allocates its output)
+    f(a, b, **kw)      the @tilemlir.jit kernel function, as TileLang's
+                       examples call it every iteration
+
+Without a GPU (the default) torch is a stand-in whose tensors answer in
+Python, and the driver is the real cuda.Driver over a fake libcuda.so built
+from python/test/fake_libcuda.c (when a C compiler is at hand; else a
+Python stand-in), so the ctypes calls are real foreign calls:
 
     python3 benchmark/host_call_overhead.py [--profile]
 
-Prints microseconds per call for: a repeated launch of the same tensors
-(the runtime's launch cache), a launch with a new output each call (the
-checked path), and a JIT kernel with out_idx (allocates its output)."""
+On a GPU, with real torch tensors, against torch's own ops; the kernel
+comes from a disk cache filled on the build machine (no compiler needed
+on the GPU machine):
 
-import pathlib
-import sys
+    # build machine
+    TILEMLIR_CACHE_DIR=.jitcache .venv/bin/python benchmark/host_call_overhead.py --fill
+    # GPU machine (carry .jitcache)
+    TILEMLIR_CACHE_DIR=.jitcache PYTHONPATH=python python3 benchmark/host_call_overhead.py --gpu
+
+Prints microseconds per call (a loop of calls without synchronizing, the
+best of several runs)."""
+
 import json
+import pathlib
+import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import timeit
 import types
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "python"))
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+import tilemlir  # noqa: E402
+import tilemlir.language as T  # noqa: E402
 from tilemlir.runtime import cuda  # noqa: E402
 
+SHAPE = (1024, 1024)
+KW = dict(block_M=32, block_N=32, threads=128, in_dtype="float32", out_dtype="float32")
+
+
+@tilemlir.jit(target="cuda")
+def elementwise_add(A, B, block_M, block_N, threads, in_dtype, out_dtype):
+    M, N = T.const("M, N")
+    A: T.Tensor((M, N), in_dtype)
+    B: T.Tensor((M, N), in_dtype)
+    C = T.empty((M, N), out_dtype)
+    with T.Kernel(T.ceildiv(N, block_N), T.ceildiv(M, block_M), threads=threads) as (bx, by):
+        for i, j in T.Parallel(block_M, block_N):
+            y = by * block_M + i
+            x = bx * block_N + j
+            if y < M and x < N:
+                C[y, x] = A[y, x] + B[y, x]
+    return C
+
+
+def us_per_call(fn, n=5000, sync=None):
+    """Microseconds of one call, the best of several loops. Without a GPU
+    the CPU time of this process (steadier on a shared machine); on a GPU
+    the wall clock, the queue drained between loops."""
+    fn()
+    if sync is None:
+        return min(timeit.repeat(fn, number=n, repeat=7, timer=time.process_time)) / n * 1e6
+    best = float("inf")
+    for _ in range(5):
+        sync()
+        start = time.perf_counter()
+        for _ in range(n):
+            fn()
+        best = min(best, (time.perf_counter() - start) / n * 1e6)
+    sync()
+    return best
+
+
+# --- Without a GPU ------------------------------------------------------------------------
 
 class StubDriver:
-    """cuda.Driver's launch-path calls, doing nothing."""
+    """cuda.Driver's launch-path calls, doing nothing (where no C compiler
+    builds the fake libcuda)."""
 
     def init(self):
         pass
@@ -51,6 +111,17 @@ class StubDriver:
 
     def launch_kernel(self, func, grid, block, shared_bytes, stream, params):
         pass
+
+
+def fake_driver(tmp):
+    """cuda.Driver over the fake libcuda (built here), or StubDriver."""
+    cc = shutil.which("cc")
+    if cc is None:
+        return StubDriver(), "a Python stand-in driver (no C compiler)"
+    lib = pathlib.Path(tmp) / "libcuda.so"
+    subprocess.run([cc, "-O2", "-shared", "-fPIC", "-o", str(lib),
+                    str(ROOT / "python" / "test" / "fake_libcuda.c")], check=True)
+    return cuda.Driver(str(lib)), "cuda.Driver over a fake libcuda.so"
 
 
 class StubTensor:
@@ -98,55 +169,88 @@ def stub_torch():
 
 
 def add_bundle(root):
-    """An elementwise add C = A + B of M x 1024 float32 (M dynamic), as
-    the compiler writes its bundle."""
+    """The add's bundle as the compiler writes it (M and N fixed)."""
     meta = {
         "target": "cuda", "arch": "sm_90a", "binary": "kernel.ptx", "entry": "add",
         "params": [
-            {"name": "A", "kind": "tensor", "dtype": "float32", "shape": ["M", 1024],
-             "written": False},
-            {"name": "B", "kind": "tensor", "dtype": "float32", "shape": ["M", 1024],
-             "written": False},
-            {"name": "C", "kind": "tensor", "dtype": "float32", "shape": ["M", 1024],
-             "written": True},
-        ],
-        "kernel_args": [{"kind": "ptr", "param": 0}, {"kind": "ptr", "param": 1},
-                        {"kind": "ptr", "param": 2}, {"kind": "dim", "param": 0, "dim": 0}],
-        "grid": ["(M + 31) // 32", "8"], "block": [256, 1, 1], "shared_bytes": 0,
+            {"name": n, "kind": "tensor", "dtype": "float32", "shape": list(SHAPE),
+             "written": n == "C"} for n in "ABC"],
+        "kernel_args": [{"kind": "ptr", "param": i} for i in range(3)],
+        "grid": ["32", "32"], "block": [128, 1, 1], "shared_bytes": 0,
     }
     (root / "kernel.ptx").write_text(".version 8.0\n.target sm_90a\n.address_size 64\n")
     (root / "bundle.json").write_text(json.dumps(meta))
 
 
-def us_per_call(fn, n=10000):
-    # CPU time of this process, the best of several runs: steadier than the
-    # wall clock on a shared machine.
-    fn()
-    return min(timeit.repeat(fn, number=n, repeat=9, timer=time.process_time)) / n * 1e6
-
-
-def main():
+def without_gpu():
     sys.modules["torch"] = torch = stub_torch()
-    cuda.set_driver(StubDriver())
     from tilemlir.jit import JITKernel
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)
+        drv, what = fake_driver(tmp)
+        cuda.set_driver(drv)
         add_bundle(root)
-        k = cuda.CudaKernel(root, json.loads((root / "bundle.json").read_text()))
-        a = StubTensor((1024, 1024), torch.float32, 0x7f0000000000)
-        b = StubTensor((1024, 1024), torch.float32, 0x7f0000400000)
-        c = StubTensor((1024, 1024), torch.float32, 0x7f0000800000)
+        k = JITKernel(None, [2], "cuda:sm_90a", None, root)
+        # The kernel function's compile gives this JITKernel (binding, the
+        # probe and the call cache are the real ones).
+        elementwise_add._compile = lambda values, consts: k
+        a = StubTensor(SHAPE, torch.float32, 0x7f0000000000)
+        b = StubTensor(SHAPE, torch.float32, 0x7f0000400000)
+        c = StubTensor(SHAPE, torch.float32, 0x7f0000800000)
         ptrs = iter(range(0x7f0001000000, 1 << 62, 0x400000))
-        print(f"runtime, same tensors (launch cache): {us_per_call(lambda: k(a, b, c)):.2f} us")
-        print(f"runtime, new output each call:        "
-              f"{us_per_call(lambda: k(a, b, StubTensor(c.shape, c.dtype, next(ptrs)))):.2f} us")
-        jk = JITKernel(None, [2], "cuda:sm_90a", None, root)
-        print(f"JIT kernel(A, B) -> C (out_idx=[2]):   {us_per_call(lambda: jk(a, b)):.2f} us")
+        print(f"without a GPU: stand-in torch tensors, {what}; host time per call")
+        print(f"  runtime(a, b, c):               {us_per_call(lambda: k.runtime(a, b, c)):6.2f} us")
+        print(f"  runtime(a, b, new c each call): "
+              f"{us_per_call(lambda: k.runtime(a, b, StubTensor(SHAPE, c.dtype, next(ptrs)))):6.2f} us")
+        print(f"  k(a, b):                        {us_per_call(lambda: k(a, b)):6.2f} us")
+        print(f"  f(a, b, **kw):                  "
+              f"{us_per_call(lambda: elementwise_add(a, b, **KW)):6.2f} us")
         if "--profile" in sys.argv:
-            import cProfile
-            import pstats
-            cProfile.runctx("for _ in range(20000): jk(a, b)", globals(), locals(), "/tmp/prof")
-            pstats.Stats("/tmp/prof").sort_stats("tottime").print_stats(14)
+            profile("for _ in range(20000): elementwise_add(a, b, **KW)", locals())
+
+
+# --- On a GPU -----------------------------------------------------------------------------
+
+def on_gpu():
+    import torch
+    a = torch.randn(*SHAPE, device="cuda")
+    b = torch.randn(*SHAPE, device="cuda")
+    c = torch.empty(*SHAPE, device="cuda")
+    k = elementwise_add.compile(M=SHAPE[0], N=SHAPE[1], **KW)
+    torch.testing.assert_close(k(a, b), a + b)
+    torch.testing.assert_close(elementwise_add(a, b, **KW), a + b)
+    k.runtime(a, b, c)
+    torch.testing.assert_close(c, a + b)
+    sync = torch.cuda.synchronize
+    print(f"on {torch.cuda.get_device_name()}, torch {torch.__version__}; host time per call "
+          "(a loop of calls without synchronizing):")
+    rows = [("runtime(a, b, c)", lambda: k.runtime(a, b, c)),
+            ("k(a, b)", lambda: k(a, b)),
+            ("f(a, b, **kw)", lambda: elementwise_add(a, b, **KW)),
+            ("torch.add(a, b)", lambda: torch.add(a, b)),
+            ("torch.add(a, b, out=c)", lambda: torch.add(a, b, out=c)),
+            ("torch.empty(1024, 1024)", lambda: torch.empty(*SHAPE, device="cuda"))]
+    for name, fn in rows:
+        print(f"  {name + ':':25s} {us_per_call(fn, sync=sync):6.2f} us")
+    if "--profile" in sys.argv:
+        profile("for _ in range(5000): elementwise_add(a, b, **KW)", locals())
+
+
+def profile(stmt, names):
+    import cProfile
+    import pstats
+    cProfile.runctx(stmt, globals(), names, "/tmp/host_call_overhead.prof")
+    pstats.Stats("/tmp/host_call_overhead.prof").sort_stats("tottime").print_stats(16)
+
+
+def main():
+    if "--fill" in sys.argv:
+        k = elementwise_add.compile(M=SHAPE[0], N=SHAPE[1], **KW)
+        print(f"elementwise add: bundle in {k.bundle_dir}")
+    elif "--gpu" in sys.argv:
+        on_gpu()
+    else:
+        without_gpu()
 
 
 if __name__ == "__main__":
