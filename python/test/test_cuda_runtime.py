@@ -1122,6 +1122,11 @@ def test_jit_call_path_reuses_its_plan(tmp_path, fake_torch, monkeypatch):
             made.append((tuple(shape), dtype, device))
             return FakeTorchTensor(shape, "float32", ptr=0x7f0000900000)
         fake_torch.empty = empty
+        # A torch tensor input makes the output with its new_empty: same
+        # device.
+        monkeypatch.setattr(FakeTorchTensor, "new_empty",
+                            lambda self, shape, dtype=None: empty(shape, dtype, self.device),
+                            raising=False)
         fake_torch.float32 = "torch.float32"
         k = jit_add(tmp_path)
         a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
@@ -1160,3 +1165,75 @@ def test_jit_output_size_not_fixed_by_inputs(tmp_path, fake_torch):
     b = FakeTorchTensor((8, 64), "float16", ptr=0x7f0000200000)
     with pytest.raises(ValueError, match="the size 'K' of output 'C' is not fixed by any input"):
         k(a, b)
+
+
+@pytest.fixture
+def fake_libcuda(tmp_path):
+    """cuda.Driver over python/test/fake_libcuda.c (built here), and the
+    library itself, to read what its launches received."""
+    cc = shutil.which("cc")
+    if cc is None:
+        pytest.skip("needs a C compiler")
+    so = tmp_path / "libcuda.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(so),
+                    str(pathlib.Path(__file__).parent / "fake_libcuda.c")], check=True)
+    lib = ctypes.CDLL(str(so))
+    ctypes.c_int.in_dll(lib, "fake_num_params").value = 2
+    return cuda.Driver(str(so)), lib
+
+
+def _launched(lib):
+    grid = (ctypes.c_uint * 3).in_dll(lib, "fake_grid")
+    params = (ctypes.c_uint64 * 8).in_dll(lib, "fake_params")
+    return {"launches": ctypes.c_long.in_dll(lib, "fake_launches").value,
+            "grid": tuple(grid), "stream": ctypes.c_void_p.in_dll(lib, "fake_stream").value or 0,
+            "params": tuple(params[:2])}
+
+
+def test_launch_cache_over_a_real_driver(tmp_path, fake_torch, fake_libcuda):
+    # The cached launch goes through Driver.bind_launch (raw ctypes calls
+    # with arguments converted once): the driver still receives the grid,
+    # the stream torch has current now, and the parameters of these
+    # arguments.
+    drv, lib = fake_libcuda
+    streams = [0xABC]
+    fake_torch._C = types.SimpleNamespace(_cuda_getCurrentRawStream=lambda device: streams[-1])
+    d, meta = make_bundle(
+        tmp_path, grid=["N // 64", "2"],
+        params=[{"name": "X", "kind": "tensor", "dtype": "float16", "shape": ["N"]},
+                {"name": "n", "kind": "scalar", "dtype": "int64"}],
+        kernel_args=[{"kind": "ptr", "param": 0}, {"kind": "scalar", "param": 1}])
+    k = cuda.CudaKernel(d, meta, driver=drv)
+    x = FakeTorchTensor((256,), "float16", ptr=0x7f0000400000)
+    k(x, 5)
+    k(x, 5)
+    assert _launched(lib) == {"launches": 2, "grid": (4, 2, 1), "stream": 0xABC,
+                              "params": (0x7f0000400000, 5)}
+    assert len(k._fast) == 1
+    streams.append(0xDEF)       # another current stream: the same entry
+    k(x, 5)
+    assert _launched(lib)["stream"] == 0xDEF and len(k._fast) == 1
+    # Another scalar, pointer or shape: another entry, launched with its
+    # own parameters.
+    k(x, 6)
+    assert _launched(lib)["params"] == (0x7f0000400000, 6)
+    k(FakeTorchTensor((128,), "float16", ptr=0x7f0000800000), 6)
+    assert _launched(lib)["params"] == (0x7f0000800000, 6) and _launched(lib)["grid"] == (2, 2, 1)
+    # 5.0 equals 5 but is no integer: checked (and refused), not a hit.
+    with pytest.raises(TypeError, match="'n' must be a int64 scalar"):
+        k(x, 5.0)
+    # Another current context: checked again, the module loaded there.
+    drv.ctx_set_current(0x2222)
+    k(x, 5)
+    assert set(k._functions) == {0x1000, 0x2222} and _launched(lib)["launches"] == 6
+    # An explicit stream is never cached.
+    k(x, 5, stream=0x77)
+    assert _launched(lib)["stream"] == 0x77
+
+
+@pytest.mark.skipif(not STUB_LIBCUDA.exists(), reason="needs the toolkit's stub libcuda.so")
+def test_bound_launch_failure_names_the_call():
+    drv = cuda.Driver(str(STUB_LIBCUDA))
+    launch = drv.bind_launch(0x10, (1, 1, 1), (32, 1, 1), 0)
+    with pytest.raises(RuntimeError, match=r"^cuLaunchKernel failed: CUDA_ERROR_STUB_LIBRARY"):
+        launch(0, (ctypes.c_void_p * 1)())

@@ -173,10 +173,12 @@ class JITKernel:
                 entries = [(k, d) for k, d in enumerate(p["shape"]) if not isinstance(d, int)]
                 if entries:
                     self._dynamic_inputs.append((i, p["name"], entries))
-        # [slot, param, static shape or None, torch dtype (filled on first use)]
-        self._outputs = [[i, self.params[i], _static_shape(self.params[i]["shape"]), None]
+        # [slot, param, static storage shape or None, torch dtype (filled on
+        # first use)]
+        self._outputs = [[i, self.params[i], _static_shape(self.params[i]), None]
                          for i in self.out_idx]
-        self._workspaces = [[None, p, tuple(p["shape"]), None] for p in self.params[n:]]
+        self._workspaces = [[None, p, storage_shape(p["dtype"], p["shape"]), None]
+                            for p in self.params[n:]]
         self._template = [None] * n
         # T.ptr parameters: a tensor given for one passes its address.
         self._address_slots = tuple(i for i in self._input_slots
@@ -212,11 +214,13 @@ class JITKernel:
         if self._outputs:
             dims = self._dims(args) if self._dynamic_inputs else None
             for out in self._outputs:
-                shape = out[2] if out[2] is not None else self._output_shape(out[1], dims)
-                args[out[0]] = t = self._allocate(out, shape, like)
+                shape = out[2]
+                if shape is None:
+                    shape = storage_shape(out[1]["dtype"], self._output_shape(out[1], dims))
+                args[out[0]] = t = self._allocate(out, shape, like, torch)
                 outputs.append(t)
         for w in self._workspaces:
-            args.append(self._allocate(w, w[2], like))
+            args.append(self._allocate(w, w[2], like, torch))
         self.runtime(*args)
         if not outputs:
             return None
@@ -251,20 +255,26 @@ class JITKernel:
             shape.append(size)
         return tuple(shape)
 
-    def _allocate(self, out, shape, like):
-        """An output: on the cpu target a numpy array, or a CPU torch tensor
-        where the inputs are torch tensors; on CUDA a torch tensor, on the
-        device of the first torch input (else the current one). `out` is a
-        plan entry of _plan_calls, which caches the torch dtype."""
-        shape = storage_shape(out[1]["dtype"], shape)
+    def _allocate(self, out, shape, like, torch):
+        """An output of storage shape `shape`: on the cpu target a numpy
+        array, or a CPU torch tensor where the inputs are torch tensors; on
+        CUDA a torch tensor, on the device of the first torch input (else
+        the current one). `out` is a plan entry of _plan_calls, which caches
+        the torch dtype; `torch` the module where the program imported it."""
         if like is None and self.target == "cpu":
             return np.empty(shape, dtype=_np_dtype(out[1]))
         dtype = out[3]
         if dtype is None:
             from ..language.dtypes import as_dtype
             dtype = out[3] = as_dtype(out[1]["dtype"]).as_torch()
-        import torch
-        return torch.empty(shape, dtype=dtype, device="cuda" if like is None else like.device)
+        if like is None:
+            import torch
+            return torch.empty(shape, dtype=dtype, device="cuda")
+        if type(like) is torch.Tensor:
+            # Fewer arguments for torch to parse than torch.empty's: same
+            # device, contiguous, not requiring grad.
+            return like.new_empty(shape, dtype=dtype)
+        return torch.empty(shape, dtype=dtype, device=like.device)
 
     def get_kernel_source(self):
         """The final code: PTX for CUDA targets, AMDGCN assembly for HIP
@@ -318,9 +328,13 @@ def output_indices(out_idx, params):
     return sorted(seen)
 
 
-def _static_shape(shape):
-    """A shape as a tuple of ints, or None where it has dynamic entries."""
-    return tuple(shape) if all(isinstance(d, int) for d in shape) else None
+def _static_shape(param):
+    """The storage shape of a tensor parameter as a tuple of ints, or None
+    where its shape has dynamic entries."""
+    shape = param["shape"]
+    if all(isinstance(d, int) for d in shape):
+        return storage_shape(param["dtype"], shape)
+    return None
 
 
 def _np_dtype(param):

@@ -44,13 +44,15 @@ a fake in its place.
 
 import collections
 import ctypes
+import functools
 import sys
 import threading
 
 from . import torch_read_only
 # Shared with the HIP runtime; names kept here for the callers of cuda.py.
 from .kernel_args import (BundleKernel, DriverLibrary, GridExpr, _c_strides, _FAST_SCALARS,  # noqa: F401
-                          _Tensor, dtype_info, eval_grid_expr, pack_scalar)
+                          _Tensor, _torch_stream_getter, dtype_info, eval_grid_expr,
+                          pack_scalar)
 
 __all__ = ["CudaKernel", "Driver", "CUtensorMap", "CUlaunchConfig", "CUlaunchAttribute",
            "GridExpr", "eval_grid_expr", "encode_tensor_map", "make_launch_config",
@@ -223,6 +225,8 @@ class Driver(DriverLibrary):
         self._init_calls()
         self._primary = {}
         self._devices = {}
+        self._streams = {}
+        self._local = threading.local()
 
     def _fn(self, name):
         fn = self._fns.get(name)
@@ -237,6 +241,28 @@ class Driver(DriverLibrary):
             fn.restype = ctypes.c_int
             self._fns[name] = fn
         return fn
+
+    def _raw(self, name):
+        """`name` without argument types, for the hot calls: given ctypes
+        objects made ahead, ctypes converts nothing (half the time of a
+        typed call)."""
+        key = "raw " + name
+        fn = self._fns.get(key)
+        if fn is None:
+            self._fn(name)      # says so where the driver lacks it
+            fn = self._lib[name]
+            fn.restype = ctypes.c_int
+            self._fns[key] = fn
+        return fn
+
+    def _stream_arg(self, handle):
+        """The CUstream argument of a raw call, made once per handle."""
+        arg = self._streams.get(handle)
+        if arg is None:
+            if len(self._streams) >= 64:
+                self._streams.clear()
+            arg = self._streams[handle] = ctypes.c_void_p(handle or None)
+        return arg
 
     def error_text(self, rc):
         """'CUDA_ERROR_X: description' for a CUresult."""
@@ -284,13 +310,18 @@ class Driver(DriverLibrary):
             return ctx
 
     def ctx_get_current(self):
-        # Asked on every launch (the launch cache's check): the call and its
-        # check spelled out.
-        h = ctypes.c_void_p()
-        rc = self._fn("cuCtxGetCurrent")(ctypes.byref(h))
+        # Asked on every launch (the launch cache's check): the raw call into
+        # an out-parameter of this thread's (ctypes lets other threads run
+        # during the call), the check spelled out.
+        try:
+            out, ref, call = self._local.ctx
+        except AttributeError:
+            out = ctypes.c_void_p()
+            out, ref, call = self._local.ctx = out, ctypes.byref(out), self._raw("cuCtxGetCurrent")
+        rc = call(ref)
         if rc != CUDA_SUCCESS:
             self.check("cuCtxGetCurrent", rc)
-        return h.value or 0
+        return out.value or 0
 
     def ctx_set_current(self, ctx):
         self._call("cuCtxSetCurrent", ctx or None)
@@ -384,6 +415,21 @@ class Driver(DriverLibrary):
         if rc != CUDA_SUCCESS:
             self.check("cuLaunchKernel", rc)
 
+    def bind_launch(self, func, grid, block, shared_bytes):
+        """launch_kernel of `func` with this grid, block and dynamic shared
+        memory, its arguments converted once: a function of (stream, params)
+        for the launch cache."""
+        call = functools.partial(self._raw("cuLaunchKernel"), ctypes.c_void_p(func),
+                                 *[ctypes.c_uint(v) for v in (*grid, *block, shared_bytes)])
+        streams = self._streams
+
+        def launch(stream, params):
+            arg = streams.get(stream)
+            rc = call(arg if arg is not None else self._stream_arg(stream), params, None)
+            if rc != CUDA_SUCCESS:
+                self.check("cuLaunchKernel", rc)
+        return launch
+
     def launch_kernel_ex(self, config, func, params):
         self._call("cuLaunchKernelEx", ctypes.byref(config), func, params, None)
 
@@ -418,6 +464,9 @@ def get_driver():
     """The process's Driver, made on first use; raises RuntimeError when
     libcuda.so.1 is absent."""
     global _driver
+    driver = _driver        # every launch asks: no lock once there is one
+    if driver is not None:
+        return driver
     with _driver_lock:
         if _driver is None:
             _driver = Driver()
@@ -629,6 +678,7 @@ class CudaKernel(BundleKernel):
                                  f"{cluster!r}")
             cluster = tuple(cluster + [1] * (3 - len(cluster)))
         self.cluster = cluster
+        self._bound = {}        # (driver, function, grid) -> bound launch (_cache_launch)
 
     SPECIAL_KINDS = ("tma",)
 
@@ -754,13 +804,14 @@ class CudaKernel(BundleKernel):
         else:
             drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
 
-    def _fast_key(self, args, stream):
+    def _fast_key(self, args, torch):
         """The launch cache's key for these arguments, or None where they
-        cannot be cached: not torch tensors and Python scalars, an
-        explicit stream, or a tensor the kernel writes that torch would
-        not let it (left to the checked path, which refuses it)."""
-        torch = sys.modules.get("torch")
-        if torch is None or stream is not None or len(args) != len(self.params):
+        cannot be cached: not torch tensors and Python scalars, or a tensor
+        the kernel writes that torch would not let it (left to the checked
+        path, which refuses it). A tensor's part is what its parameters and
+        checks depend on: pointer, shape, strides (contiguity follows from
+        them), dtype and device."""
+        if len(args) != len(self.params):
             return None
         tensor = torch.Tensor
         key = []
@@ -768,31 +819,48 @@ class CudaKernel(BundleKernel):
             if isinstance(a, tensor):
                 if written and (a.requires_grad or a.is_inference()) and torch_read_only(a):
                     return None
-                # is_contiguous() follows from the shape and the strides.
                 key.append((a.data_ptr(), a.shape, a.stride(), a.dtype, a.get_device()))
             elif type(a) in _FAST_SCALARS:
-                key.append((type(a), a))
+                key.append((type(a), a))     # the type too: 1, 1.0 and True are equal
             else:
                 return None
-        key = tuple(key)
-        try:
-            hash(key)
-        except TypeError:
-            return None
-        return key
+        return tuple(key)
 
     def launch(self, args, stream=None):
         """Checks the arguments, then launches the kernel (asynchronously)."""
-        key = self._fast_key(args, stream)
-        if key is not None:
-            hit = self._fast.get(key)
-            if hit is not None:
-                ctx, device, fn, grid, params, objs = hit
-                drv = self.driver
-                if drv.ctx_get_current() == ctx:
-                    self._enqueue(drv, fn, grid, self._stream(None, device), params)
-                    return
+        key = None
+        torch = sys.modules.get("torch")
+        if torch is not None and stream is None:
+            key = self._fast_key(args, torch)
+            if key is not None:
+                try:
+                    hit = self._fast.get(key)
+                except TypeError:       # a tensor type whose shape does not hash
+                    hit = key = None
+                if hit is not None:
+                    drv, ctx, device, launch, params, current_stream, _ = hit
+                    if drv is self.driver and drv.ctx_get_current() == ctx:
+                        launch(current_stream(device), params)
+                        return
         self._launch_checked(args, stream, key)
+
+    def _cache_launch(self, key, drv, ctx, device, fn, grid, params, objs):
+        """Remembers a checked launch for the next one with the same key:
+        the launch bound to its function, grid and block where the driver
+        can (Driver.bind_launch; shared by the entries of one function and
+        grid), and how to ask torch's current stream."""
+        launch = self._bound.get((drv, fn, grid))
+        if launch is None:
+            if self.cluster is None and hasattr(drv, "bind_launch"):
+                launch = drv.bind_launch(fn, grid, self.block, self.shared_bytes)
+            else:
+                launch = functools.partial(self._enqueue, drv, fn, grid)
+            if len(self._bound) >= self._FAST_ENTRIES:
+                self._bound.clear()
+            self._bound[(drv, fn, grid)] = launch
+        if len(self._fast) >= self._FAST_ENTRIES:
+            self._fast.pop(next(iter(self._fast)), None)
+        self._fast[key] = (drv, ctx, device, launch, params, _torch_stream_getter(), objs)
 
     def _launch_checked(self, args, stream, key):
         values, dims = self._collect(args)
@@ -828,9 +896,7 @@ class CudaKernel(BundleKernel):
             # Remembered for the next launch with the same arguments, unless
             # it needed padded copies (made anew for each launch).
             if key is not None and not keep and restore is None:
-                if len(self._fast) >= self._FAST_ENTRIES:
-                    self._fast.pop(next(iter(self._fast)))
-                self._fast[key] = (ctx, device, fn, grid, params, objs)
+                self._cache_launch(key, drv, ctx, device, fn, grid, params, objs)
             del objs
         finally:
             keep.clear()

@@ -364,6 +364,25 @@ def _dtype_name_of(t):
     return str(getattr(obj, "dtype", "?"))
 
 
+def _no_stream(device):
+    return 0
+
+
+def _torch_stream_getter():
+    """A function of a device ordinal that gives torch's current stream
+    there (a raw handle), or the default stream (0) when the program has
+    not imported torch."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return _no_stream
+    # The raw handle, without building a torch.cuda.Stream (a few
+    # microseconds a launch); older torch lacks it.
+    raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda device: int(torch.cuda.current_stream(device).cuda_stream)
+
+
 # Scalar types of arguments the launch cache takes (by value in its key).
 _FAST_SCALARS = frozenset((int, float, bool))
 
@@ -594,15 +613,7 @@ class BundleKernel:
 
     def _stream(self, stream, device):
         if stream is None:
-            torch = sys.modules.get("torch")
-            if torch is not None:
-                # The raw handle, without building a torch.cuda.Stream (a
-                # few microseconds a launch); older torch lacks it.
-                raw = getattr(getattr(torch, "_C", None), "_cuda_getCurrentRawStream", None)
-                if raw is not None:
-                    return raw(device)
-                return int(torch.cuda.current_stream(device).cuda_stream)
-            return 0
+            return _torch_stream_getter()(device)
         if isinstance(stream, int):
             return stream
         for attr in ("cuda_stream", "ptr", "handle"):
