@@ -116,6 +116,95 @@ def test_repeated_calls_translate_nothing_again(rng, monkeypatch):
     gemm(halves(rng, 48, 40), halves(rng, 40, 24), 16, 16, 32)  # a new block_K: one probe, one kernel
     assert translations == [True, False]
 
+@tilemlir.jit(target="cpu")
+def scaled_copy(X, factor, block):
+    N = T.const("N")
+    X: T.Tensor((N,), T.float32)
+    Y = T.empty((N,), T.float32)
+    with T.Kernel(T.ceildiv(N, block), threads=block) as bx:
+        for i in T.Parallel(block):
+            if bx * block + i < N:
+                Y[bx * block + i] = X[bx * block + i] * factor
+    return Y
+
+
+@pytest.fixture
+def binds(monkeypatch):
+    """The calls of scaled_copy that were bound in full (cache misses)."""
+    calls = []
+    real = KernelFunction.bind
+
+    def counting(self, args, kwargs):
+        calls.append((args, kwargs))
+        return real(self, args, kwargs)
+
+    monkeypatch.setattr(KernelFunction, "bind", counting)
+    scaled_copy.calls.clear()
+    return calls
+
+
+def test_call_cache_serves_a_call_like_an_earlier_one(binds):
+    x = np.arange(40, dtype=np.float32)
+    np.testing.assert_allclose(scaled_copy(x, 2.0, 32), x * 2)
+    assert len(binds) == 1
+    # Other arrays of that shape and dtype, the same other values: the
+    # kernel of the first call, nothing bound again; the new data is read.
+    y = x + 1
+    np.testing.assert_allclose(scaled_copy(y, 2.0, 32), y * 2)
+    np.testing.assert_allclose(scaled_copy(y, 2.0, block=32), y * 2)
+    np.testing.assert_allclose(scaled_copy(y, 2.0, block=32), y * 2)
+    assert len(binds) == 2      # the keyword form is a call of its own
+    # The tensor given by keyword is found by name on a hit.
+    np.testing.assert_allclose(scaled_copy(factor=2.0, block=32, X=y), y * 2)
+    np.testing.assert_allclose(scaled_copy(factor=2.0, block=32, X=x), x * 2)
+    assert len(binds) == 3
+    assert scaled_copy(x, 2.0, 32) is not scaled_copy(x, 2.0, 32)   # a new output each call
+
+
+def test_call_cache_misses_when_what_the_call_depends_on_changes(binds):
+    from tilemlir.tvm.target import Target
+    x = np.arange(40, dtype=np.float32)
+    scaled_copy(x, 2.0, 32)
+    # Another shape binds N anew.
+    x41 = np.arange(41, dtype=np.float32)
+    np.testing.assert_allclose(scaled_copy(x41, 2.0, 32), x41 * 2)
+    # Another scalar value, or the same value of another type (2 == 2.0).
+    np.testing.assert_allclose(scaled_copy(x, 3.0, 32), x * 3)
+    np.testing.assert_allclose(scaled_copy(x, 2, 32), x * 2)
+    np.testing.assert_allclose(scaled_copy(x, 2.0, 16), x * 2)
+    assert len(binds) == 5
+    # Another enclosing target, which picks the target of "auto".
+    auto = KernelFunction(scaled_copy.fn, "auto", scaled_copy.options)
+    key = auto._call_key((x, 2.0, 32), {})
+    with Target("llvm"):
+        assert auto._call_key((x, 2.0, 32), {}) not in (key, None)
+    assert auto._call_key((x, 2.0, 32), {}) == key
+    # Another dtype: the kernel refuses it, on the first call and on the
+    # hit after it.
+    for _ in range(2):
+        with pytest.raises(TypeError, match="'X' must have dtype float32"):
+            scaled_copy(x.astype(np.float64), 2.0, 32)
+    assert len(binds) == 6
+    # Values the key cannot hold as they are (a list) are bound every time.
+    assert scaled_copy._call_key((x, [2.0], 32), {}) is None
+    assert scaled_copy._call_key((x, 2.0, 32), {}) != scaled_copy._call_key((x, 2.0, 32.0), {})
+
+
+def test_call_cache_miss_is_checked_and_located(rng):
+    a, b = halves(rng, 64, 40), halves(rng, 40, 32)
+    gemm(a, b, 32, 32, 16)
+    gemm(a, b, 32, 32, 16)
+    with pytest.raises(TileCompileError) as e:
+        gemm(a, halves(rng, 40), 32, 32, 16)
+    assert_located_here(e, "gemm-B", "tensor 'B' is annotated with 2 dimensions", "shape (40,)")
+    with pytest.raises(TileCompileError) as e:
+        gemm(a, halves(rng, 48, 32), 32, 32, 16)
+    assert_located_here(e, "gemm-B", "constant 'K' is 40 from A's dimension 1")
+    with pytest.raises(TileCompileError) as e:
+        gemm(a, 32, 32, 16)  # <cached-one-tensor>
+    assert_located_here(e, "cached-one-tensor", "gemm takes 2 tensors (A, B); the call passes 1")
+
+
 def make_scale():
     @tilemlir.jit(target="cpu")
     def scale(X, factor):

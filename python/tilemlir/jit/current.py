@@ -10,6 +10,8 @@ on disk through the cache), runs, and returns the outputs.
 import inspect
 
 from .. import language as T
+from ..language.dtypes import DType
+from . import _context_target
 from ..errors import TileCompileError, at_caller
 from ..language.entry import ConstPlaceholder, CurrentTranslator, tensor_parameters
 
@@ -26,6 +28,12 @@ class _Unset:
 
 def _is_tensor(x):
     return hasattr(x, "shape") and hasattr(x, "dtype") and len(getattr(x, "shape", ())) > 0
+
+
+# Values that a call's key holds as they are: immutable, and equal only
+# where the translator sees the same value (with their type: 1, 1.0 and
+# True are equal).
+_PLAIN_VALUES = frozenset((int, float, bool, str, type(None), DType))
 
 
 def _hashable(items):
@@ -48,6 +56,15 @@ class KernelFunction:
         self.tensor_names = tensor_parameters(fn)
         self.kernels = {}  # (parameter values, constants) -> JITKernel
         self.probes = {}  # (parameter values, constants given) -> probe
+        self.calls = {}  # call key (see _call_key) -> (JITKernel, where its tensors are)
+        params = self.signature.parameters.values()
+        # Calls are cached where every argument binds to a parameter of its
+        # own (no *args, **kwargs) and keywords naming no parameter are
+        # constants.
+        self._cacheable = all(p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY,
+                                         p.POSITIONAL_ONLY) for p in params)
+        self._positions = {n: i for i, (n, p) in enumerate(self.signature.parameters.items())
+                           if p.kind != p.KEYWORD_ONLY}
         self.__name__ = fn.__name__
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -162,7 +179,6 @@ class KernelFunction:
     def kernel(self, values, consts):
         """The JITKernel for these values (compiled once for each set and
         each enclosing `with Target(...)`)."""
-        from . import _context_target
         key = (_hashable(values.items()), _hashable(consts.items()),
                str(_context_target(self.target)))
         if key not in self.kernels:
@@ -214,14 +230,78 @@ class KernelFunction:
         except TileCompileError as e:
             raise at_caller(e) from None
 
+    # Calls remembered (FIFO beyond this many): the JITKernel of a call with
+    # the same key, without binding and checking again.
+    _CALL_ENTRIES = 256
+
+    def _call_key(self, args, kwargs):
+        """The call cache's key, or None where the call cannot be cached:
+        the enclosing target (which picks the target of "auto"), then for
+        each argument its type and value where it is a plain value (one of
+        _PLAIN_VALUES), its type, shape and dtype where it is a tensor (its
+        shape binds constants; the JITKernel checks the rest, device
+        included, when it launches), and each keyword's name. Any other
+        argument (a list, an object) is not cached."""
+        if not self._cacheable:
+            return None
+        target = _context_target(self.target)
+        key = [target if target is None or type(target) is str else str(target), len(args)]
+        plain = _PLAIN_VALUES
+        for a in (*args, *kwargs.values()):
+            t = type(a)
+            if t in plain:
+                key += (t, a)
+                continue
+            shape = getattr(a, "shape", None)
+            if shape is None or len(shape) == 0 or not hasattr(a, "dtype"):
+                return None
+            key += (t, shape, a.dtype)
+        if kwargs:
+            key += kwargs
+        return tuple(key)
+
+    def _tensor_places(self, args, kwargs):
+        """Where each tensor parameter's argument is in a call: its index in
+        `args`, or its keyword; None where one has none (not cacheable)."""
+        places = []
+        for name in self.tensor_names:
+            if name in kwargs:
+                places.append(name)
+            elif self._positions.get(name, len(args)) < len(args):
+                places.append(self._positions[name])
+            else:
+                return None
+        return tuple(places)
+
     def __call__(self, *args, **kwargs):
         """Compiles for these tensors' shapes (once for each set) and runs:
-        returns the outputs."""
+        returns the outputs. A call with the key of an earlier one (same
+        tensor shapes and dtypes, same other values, same enclosing target)
+        takes that call's kernel without binding again; any other call is
+        bound and checked in full."""
+        key = self._call_key(args, kwargs)
+        if key is not None:
+            try:
+                hit = self.calls.get(key)
+            except TypeError:       # a shape or dtype that does not hash
+                hit = key = None
+            if hit is not None:
+                kernel, places = hit
+                if places is None:
+                    return kernel(*args)
+                return kernel(*[args[p] if type(p) is int else kwargs[p] for p in places])
         try:
             values, consts, tensors = self.bind(args, kwargs)
             kernel = self.kernel(values, consts)
         except TileCompileError as e:
             raise at_caller(e) from None
+        if key is not None:
+            places = self._tensor_places(args, kwargs)
+            if places is not None:
+                if len(self.calls) >= self._CALL_ENTRIES:
+                    self.calls.pop(next(iter(self.calls)), None)
+                # None: the tensors are the positional arguments, in order.
+                self.calls[key] = (kernel, None if places == tuple(range(len(args))) else places)
         return kernel(*tensors)
 
     def get_tir(self, *args, **kwargs):
