@@ -1159,6 +1159,48 @@ def test_jit_call_path_reuses_its_plan(tmp_path, fake_torch, monkeypatch):
         cuda.set_driver(old)
 
 
+def test_jit_outputs_at_new_addresses_still_hit_the_launch_cache(tmp_path, fake_torch,
+                                                                 monkeypatch):
+    # A caller that keeps its outputs gets each at a new address: the
+    # launch cache keys on the inputs and writes the output's address into
+    # the cached parameters; the inputs are still part of the key.
+    drv = FakeDriver(param_sizes=[8, 8, 8, 8])
+    old = cuda.set_driver(drv)
+    try:
+        fake_torch.float32 = "torch.float32"
+        addresses = iter(range(0x7f0001000000, 1 << 48, 0x100000))
+        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
+                            dtype=None: FakeTorchTensor(shape, "float32", ptr=next(addresses)))
+        k = jit_add(tmp_path)
+        checked = []
+        real = k.runtime._collect
+        monkeypatch.setattr(k.runtime, "_collect", lambda args: checked.append(1) or real(args))
+        a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)
+        b = FakeTorchTensor((8, 64), "float16", ptr=0x7f0000200000)
+        outs = [k(a, b) for _ in range(3)]
+        assert len(checked) == 1 and len({c.data_ptr() for c in outs}) == 3
+        assert [launch["params"][2] for launch in drv.launches] == \
+            [struct.pack("<Q", c.data_ptr()) for c in outs]
+        assert all(launch["params"][:2] == drv.launches[0]["params"][:2]
+                   for launch in drv.launches)
+        # Other inputs: checked, and refused where wrong.
+        k(FakeTorchTensor((4, 64), "float16", ptr=0x7f0000400000), b)
+        assert len(checked) == 2 and drv.launches[-1]["params"][0] == \
+            struct.pack("<Q", 0x7f0000400000)
+        with pytest.raises(TypeError, match="must have dtype float16"):
+            k(FakeTorchTensor((4, 64), "float32", ptr=0x7f0000000000), b)
+    finally:
+        cuda.set_driver(old)
+
+
+def test_tma_written_outputs_are_not_patched(tmp_path):
+    # An output written through TMA has its address in a descriptor: such
+    # launches are checked every time (never cached by launch_made).
+    d, meta = tma_bundle(tmp_path, store=True)
+    k = cuda.CudaKernel(d, meta, driver=FakeDriver())
+    assert k._addresses((True,)) is None and k._addresses((False,)) == ()
+
+
 def test_jit_output_size_not_fixed_by_inputs(tmp_path, fake_torch):
     k = jit_add(tmp_path, shape_c=("K", 64))
     a = FakeTorchTensor((4, 64), "float16", ptr=0x7f0000000000)

@@ -679,6 +679,8 @@ class CudaKernel(BundleKernel):
             cluster = tuple(cluster + [1] * (3 - len(cluster)))
         self.cluster = cluster
         self._bound = {}        # (driver, function, grid) -> bound launch (_cache_launch)
+        self._none_made = (False,) * len(self.params)
+        self._made_lock = threading.Lock()
 
     SPECIAL_KINDS = ("tma",)
 
@@ -804,19 +806,23 @@ class CudaKernel(BundleKernel):
         else:
             drv.launch_kernel(fn, grid, self.block, self.shared_bytes, handle, params)
 
-    def _fast_key(self, args, torch):
+    def _fast_key(self, args, torch, made=None):
         """The launch cache's key for these arguments, or None where they
         cannot be cached: not torch tensors and Python scalars, or a tensor
         the kernel writes that torch would not let it (left to the checked
         path, which refuses it). A tensor's part is what its parameters and
         checks depend on: pointer, shape, strides (contiguity follows from
-        them), dtype and device."""
+        them), dtype and device; of a tensor the caller has just made
+        (`made`, see launch_made) its device only."""
         if len(args) != len(self.params):
             return None
         tensor = torch.Tensor
         key = []
-        for a, written in zip(args, self._written):
+        for a, written, new in zip(args, self._written, made or self._none_made):
             if isinstance(a, tensor):
+                if new:
+                    key.append(a.get_device())
+                    continue
                 if written and (a.requires_grad or a.is_inference()) and torch_read_only(a):
                     return None
                 key.append((a.data_ptr(), a.shape, a.stride(), a.dtype, a.get_device()))
@@ -838,17 +844,67 @@ class CudaKernel(BundleKernel):
                 except TypeError:       # a tensor type whose shape does not hash
                     hit = key = None
                 if hit is not None:
-                    drv, ctx, device, launch, params, current_stream, _ = hit
+                    drv, ctx, device, launch, params, current_stream, _, _ = hit
                     if drv is self.driver and drv.ctx_get_current() == ctx:
                         launch(current_stream(device), params)
                         return
         self._launch_checked(args, stream, key)
 
-    def _cache_launch(self, key, drv, ctx, device, fn, grid, params, objs):
+    def launch_made(self, args, made):
+        """launch() for a caller that has just made some of the tensors
+        (`made`, a flag for each argument: JITKernel's outputs) as the
+        parameters ask, from the other arguments alone: their dtype and
+        shape, contiguous, new memory. The launch cache then keys on the
+        other arguments and puts the new tensors' addresses into the cached
+        parameters: a caller that keeps its outputs still hits."""
+        torch = sys.modules.get("torch")
+        key = None
+        if torch is not None:
+            key = self._fast_key(args, torch, made)
+            if key is not None:
+                try:
+                    hit = self._fast.get(key)
+                except TypeError:
+                    hit = key = None
+                if hit is not None:
+                    drv, ctx, device, launch, params, current_stream, objs, addresses = hit
+                    if drv is self.driver and drv.ctx_get_current() == ctx:
+                        # The parameters are read when the launch is enqueued;
+                        # a launch of another thread must not change them
+                        # before.
+                        with self._made_lock:
+                            for i, j in addresses:
+                                objs[j].value = args[i].data_ptr()
+                            launch(current_stream(device), params)
+                        return
+        self._launch_checked(args, None, key, made)
+
+    def _addresses(self, made):
+        """(argument, index in the packed parameters) of each address of a
+        made tensor: what launch_made writes. None where a made tensor is
+        passed otherwise than by its address and sizes (a TMA descriptor,
+        which its address is encoded in): such launches are not cached."""
+        out = []
+        for j, a in enumerate(self._args):
+            i = a.get("param")
+            if i is not None and a["kind"] != "scalar" and made[i]:
+                if a["kind"] == "ptr":
+                    out.append((i, j))
+                elif a["kind"] not in ("dim", "stride"):
+                    return None
+        return tuple(out)
+
+    def _cache_launch(self, key, drv, ctx, device, fn, grid, params, objs, made=None):
         """Remembers a checked launch for the next one with the same key:
         the launch bound to its function, grid and block where the driver
         can (Driver.bind_launch; shared by the entries of one function and
-        grid), and how to ask torch's current stream."""
+        grid), how to ask torch's current stream, and for launch_made the
+        addresses it writes."""
+        addresses = None
+        if made is not None:
+            addresses = self._addresses(made)
+            if addresses is None:
+                return
         launch = self._bound.get((drv, fn, grid))
         if launch is None:
             if self.cluster is None and hasattr(drv, "bind_launch"):
@@ -860,9 +916,10 @@ class CudaKernel(BundleKernel):
             self._bound[(drv, fn, grid)] = launch
         if len(self._fast) >= self._FAST_ENTRIES:
             self._fast.pop(next(iter(self._fast)), None)
-        self._fast[key] = (drv, ctx, device, launch, params, _torch_stream_getter(), objs)
+        self._fast[key] = (drv, ctx, device, launch, params, _torch_stream_getter(), objs,
+                           addresses)
 
-    def _launch_checked(self, args, stream, key):
+    def _launch_checked(self, args, stream, key, made=None):
         values, dims = self._collect(args)
         grid = self.grid_dims(dims, values)
         if self.cluster is not None:
@@ -896,7 +953,7 @@ class CudaKernel(BundleKernel):
             # Remembered for the next launch with the same arguments, unless
             # it needed padded copies (made anew for each launch).
             if key is not None and not keep and restore is None:
-                self._cache_launch(key, drv, ctx, device, fn, grid, params, objs)
+                self._cache_launch(key, drv, ctx, device, fn, grid, params, objs, made)
             del objs
         finally:
             keep.clear()
