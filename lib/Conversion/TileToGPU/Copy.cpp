@@ -117,6 +117,71 @@ Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
   return ok;
 }
 
+/// The most 16-byte chunks a thread moves in straight lines when a copy
+/// from global into shared memory is wholly inside the tensor; copies of
+/// more chunks a thread take the checked loop.
+constexpr int64_t kMaxWholeTileChunks = 32;
+/// The chunks a thread keeps in flight at once on that path.
+constexpr int64_t kChunksInFlight = 8;
+
+/// The `n` chunks of a tile that is wholly inside the tensor and aligned,
+/// thread t moving chunks t, t + threads, ...: in groups of up to
+/// kChunksInFlight, all the group's loads before its stores. A chunk past
+/// the end (where `threads` does not divide `n`) is skipped. `movedType` is
+/// what loadChunk returns.
+void emitWholeTileChunks(
+    OpBuilder &b, Location loc, int64_t n, int64_t threads,
+    VectorType movedType,
+    function_ref<std::pair<SmallVector<Value>, SmallVector<Value>>(
+        OpBuilder &, Location, Value)>
+        chunkIndices,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> loadChunk,
+    function_ref<void(OpBuilder &, Location, Value, ValueRange)> storeChunk) {
+  Value tid = threadId(b, loc);
+  int64_t perThread = llvm::divideCeil(n, threads);
+  for (int64_t first = 0; first < perThread; first += kChunksInFlight) {
+    int64_t last = std::min(perThread, first + kChunksInFlight);
+    SmallVector<Value> inside, values;
+    SmallVector<SmallVector<Value>> targets;
+    for (int64_t k = first; k < last; ++k) {
+      Value linear = arith::AddIOp::create(b, loc, tid,
+                                           indexConst(b, loc, k * threads));
+      auto [si, di] = chunkIndices(b, loc, linear);
+      targets.push_back(di);
+      if ((k + 1) * threads <= n) {
+        inside.push_back(Value());
+        values.push_back(loadChunk(b, loc, si));
+        continue;
+      }
+      // The last chunk of some threads only.
+      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                       linear, indexConst(b, loc, n));
+      auto ifOp = scf::IfOp::create(
+          b, loc, in,
+          [&](OpBuilder &tb, Location tl) {
+            scf::YieldOp::create(tb, tl, loadChunk(tb, tl, si));
+          },
+          [&](OpBuilder &eb, Location el) {
+            Value none = arith::ConstantOp::create(
+                eb, el, movedType, eb.getZeroAttr(movedType));
+            scf::YieldOp::create(eb, el, none);
+          });
+      inside.push_back(in);
+      values.push_back(ifOp.getResult(0));
+    }
+    for (auto [in, v, di] : llvm::zip(inside, values, targets)) {
+      if (!in) {
+        storeChunk(b, loc, v, di);
+        continue;
+      }
+      scf::IfOp::create(b, loc, in, [&](OpBuilder &tb, Location tl) {
+        storeChunk(tb, tl, v, di);
+        scf::YieldOp::create(tb, tl);
+      });
+    }
+  }
+}
+
 /// The `run` elements of a vector load of global memory at `idx`, aligned
 /// to its size. A load of narrow elements (f16, bf16, i8) each extracted
 /// would be split into one load an element by LLVM (vector-combine's
@@ -599,6 +664,9 @@ private:
   /// `vec` elements along the tile's last dimension. A chunk that is inside
   /// the global tensor and 16-byte aligned moves with one vector load and
   /// store; others (tensor edges, odd row lengths) element by element.
+  /// Where each thread loads a few chunks from global memory, a tile wholly
+  /// inside the tensor and aligned moves them unchecked in straight lines
+  /// (emitWholeTileChunks).
   /// Fails (emitting nothing) when the copy's shape does not allow it.
   static LogicalResult emitVectorCopy(PatternRewriter &rewriter, CopyOp op,
                                       CopyEnd &src, CopyEnd &dst,
@@ -643,57 +711,93 @@ private:
     SmallVector<int64_t> chunks(tile);
     chunks.back() = inner / vec;
     auto vecType = VectorType::get({vec}, srcElt);
-    buildThreadStridedLoop(
-        rewriter, loc, numElements(chunks), getThreads(op),
-        [&](OpBuilder &b, Location l, Value linear) {
-          SmallVector<Value> tileIdx = delinearize(b, l, linear, chunks);
-          tileIdx.back() = arith::MulIOp::create(b, l, tileIdx.back(),
-                                                 indexConst(b, l, vec));
-          SmallVector<Value> si = src.indices(b, l, tileIdx);
-          SmallVector<Value> di = dst.indices(b, l, tileIdx);
-          SmallVector<Value> &gi = src.global ? si : di;
-          // Whole chunk inside the tensor, and aligned.
-          Value fast = aligned;
-          for (int64_t d = 0; d < rank - 1; ++d)
+    // The source and target indices of chunk `linear`.
+    auto chunkIndices = [&](OpBuilder &b, Location l, Value linear) {
+      SmallVector<Value> tileIdx = delinearize(b, l, linear, chunks);
+      tileIdx.back() =
+          arith::MulIOp::create(b, l, tileIdx.back(), indexConst(b, l, vec));
+      return std::make_pair(src.indices(b, l, tileIdx),
+                            dst.indices(b, l, tileIdx));
+    };
+    auto loadChunk = [&](OpBuilder &b, Location l, ValueRange si) {
+      Value v = vector::LoadOp::create(b, l, vecType, src.buffer, si, false,
+                                       llvm::Align(16));
+      return convertElements(b, l, v, dstElt);
+    };
+    auto storeChunk = [&](OpBuilder &b, Location l, Value v, ValueRange di) {
+      vector::StoreOp::create(b, l, v, dst.buffer,
+                              physicalIndices(b, l, swizzled, di), false,
+                              llvm::Align(16));
+    };
+    auto checkedLoop = [&](OpBuilder &b, Location l) {
+      buildThreadStridedLoop(
+          b, l, numElements(chunks), getThreads(op),
+          [&](OpBuilder &lb, Location ll, Value linear) {
+            auto [si, di] = chunkIndices(lb, ll, linear);
+            SmallVector<Value> &gi = src.global ? si : di;
+            // Whole chunk inside the tensor, and aligned.
+            Value fast = aligned;
+            for (int64_t d = 0; d < rank - 1; ++d)
+              fast = arith::AndIOp::create(
+                  lb, ll, fast,
+                  arith::CmpIOp::create(
+                      lb, ll, arith::CmpIPredicate::ult, gi[d],
+                      memref::DimOp::create(lb, ll, global.buffer, d)));
+            Value end = arith::AddIOp::create(lb, ll, gi.back(), vecC);
             fast = arith::AndIOp::create(
-                b, l, fast,
+                lb, ll, fast,
+                arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::ule, end,
+                                      lastDim));
+            fast = arith::AndIOp::create(
+                lb, ll, fast,
                 arith::CmpIOp::create(
-                    b, l, arith::CmpIPredicate::ult, gi[d],
-                    memref::DimOp::create(b, l, global.buffer, d)));
-          Value end = arith::AddIOp::create(b, l, gi.back(), vecC);
-          fast = arith::AndIOp::create(
-              b, l, fast,
-              arith::CmpIOp::create(b, l, arith::CmpIPredicate::ule, end,
-                                    lastDim));
-          fast = arith::AndIOp::create(
-              b, l, fast,
-              arith::CmpIOp::create(
-                  b, l, arith::CmpIPredicate::eq,
-                  arith::RemUIOp::create(b, l, gi.back(), vecC), zero));
-          scf::IfOp::create(
-              b, l, fast,
-              [&](OpBuilder &tb, Location tl) {
-                Value v = vector::LoadOp::create(tb, tl, vecType, src.buffer,
-                                                 si, false, llvm::Align(16));
-                v = convertElements(tb, tl, v, dstElt);
-                vector::StoreOp::create(tb, tl, v, dst.buffer,
-                                        physicalIndices(tb, tl, swizzled, di),
-                                        false, llvm::Align(16));
-                scf::YieldOp::create(tb, tl);
-              },
-              [&](OpBuilder &eb, Location el) {
-                for (int64_t e = 0; e < vec; ++e) {
-                  SmallVector<Value> se = si, de = di;
-                  se.back() = arith::AddIOp::create(eb, el, se.back(),
-                                                    indexConst(eb, el, e));
-                  de.back() = arith::AddIOp::create(eb, el, de.back(),
-                                                    indexConst(eb, el, e));
-                  Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
-                  storeTargetElement(eb, el, dst,
-                                     physicalIndices(eb, el, swizzled, de), v);
-                }
-                scf::YieldOp::create(eb, el);
-              });
+                    lb, ll, arith::CmpIPredicate::eq,
+                    arith::RemUIOp::create(lb, ll, gi.back(), vecC), zero));
+            scf::IfOp::create(
+                lb, ll, fast,
+                [&](OpBuilder &tb, Location tl) {
+                  storeChunk(tb, tl, loadChunk(tb, tl, si), di);
+                  scf::YieldOp::create(tb, tl);
+                },
+                [&](OpBuilder &eb, Location el) {
+                  for (int64_t e = 0; e < vec; ++e) {
+                    SmallVector<Value> se = si, de = di;
+                    se.back() = arith::AddIOp::create(eb, el, se.back(),
+                                                      indexConst(eb, el, e));
+                    de.back() = arith::AddIOp::create(eb, el, de.back(),
+                                                      indexConst(eb, el, e));
+                    Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
+                    storeTargetElement(
+                        eb, el, dst, physicalIndices(eb, el, swizzled, de), v);
+                  }
+                  scf::YieldOp::create(eb, el);
+                });
+          });
+    };
+    int64_t n = numElements(chunks), threads = getThreads(op);
+    int64_t perThread = llvm::divideCeil(n, threads);
+    // (Stores to global memory do not wait for each other: copies out of
+    // shared memory keep the loop.)
+    if (!src.global || perThread < 2 || perThread > kMaxWholeTileChunks) {
+      checkedLoop(rewriter, loc);
+      return success();
+    }
+    // A tile wholly inside the tensor and aligned (the common case, one
+    // test for the block): each thread's chunks in straight lines of loads
+    // then stores, so that their loads are in flight together.
+    Value whole =
+        tileAccessible(rewriter, loc, global, op.getSourceSizes(), vec);
+    scf::IfOp::create(
+        rewriter, loc, whole,
+        [&](OpBuilder &tb, Location tl) {
+          emitWholeTileChunks(tb, tl, n, threads,
+                              VectorType::get({vec}, dstElt), chunkIndices,
+                              loadChunk, storeChunk);
+          scf::YieldOp::create(tb, tl);
+        },
+        [&](OpBuilder &eb, Location el) {
+          checkedLoop(eb, el);
+          scf::YieldOp::create(eb, el);
         });
     return success();
   }

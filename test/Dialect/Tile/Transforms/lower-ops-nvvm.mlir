@@ -220,6 +220,41 @@ func.func @copy_vectors(%A: memref<?x?xf16>, %C: memref<?x?xf16>, %m: index, %k:
 
 // -----
 
+// A copy into shared memory of more than one chunk a thread (40x32 halves:
+// 160 chunks on 64 threads, 3 for the first 32 threads and 2 for the others)
+// tests once whether the whole tile is inside the tensor and aligned; if so,
+// each thread issues its loads before its stores (the third load and store
+// only where that chunk exists), else the checked loop moves the chunks.
+// CHECK-LABEL: func.func @copy_whole_tile
+// CHECK-SAME: (%[[A:[^ ,:()]+]]: memref<?x?xf16>,
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf16>
+// CHECK: %[[S:.*]] = memref.view {{.*}} to memref<40x32xf16, #gpu.address_space<workgroup>>
+// CHECK: gpu.barrier
+// CHECK: scf.if %{{.*}} {
+// CHECK: %[[V0:.*]] = vector.load %[[A]][{{.*}}] {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK: %[[V1:.*]] = vector.load %[[A]][{{.*}}] {alignment = 16 : i64} : memref<?x?xf16>, vector<8xf16>
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c160
+// CHECK-NEXT: %[[V2:.*]] = scf.if %[[IN]] -> (vector<8xf16>) {
+// CHECK-NEXT: vector.load %[[A]]
+// CHECK: } else {
+// CHECK-NEXT: scf.yield %[[ZERO]]
+// CHECK: vector.store %[[V0]], %[[S]]
+// CHECK: vector.store %[[V1]], %[[S]]
+// CHECK: scf.if %[[IN]] {
+// CHECK-NEXT: vector.store %[[V2]], %[[S]]
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: gpu.barrier
+func.func @copy_whole_tile(%A: memref<?x?xf16>, %m: index) {
+  tile.kernel (%bx) in (1) threads(64) {
+    %S = tile.alloc_shared : memref<40x32xf16, #tile.scope<shared>>
+    tile.copy %A[%m, 0] to %S : memref<?x?xf16> to memref<40x32xf16, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
 // No 16-byte vectors where the shared side is not 16-byte aligned: a region
 // starting 4 halves (8 bytes) into the rows, rows of 12 halves (24 bytes).
 // CHECK-LABEL: func.func @copy_unaligned_shared
