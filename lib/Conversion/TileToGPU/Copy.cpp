@@ -14,6 +14,7 @@
 
 #include "tile/Conversion/TileToGPU/GpuCommon.h"
 #include "tile/Conversion/TileToGPU/GpuLowering.h"
+#include "tile/Conversion/TileToGPU/VectorCopy.h"
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/Dominance.h"
 
 #define DEBUG_TYPE "tile-lower-ops"
 
@@ -83,105 +85,6 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
   return std::max<int64_t>(run, 1);
 }
 
-/// Whether the whole `sizes` region of the global side is inside the
-/// tensor and its rows are runs of `run`-element aligned vectors: the base,
-/// the row length and the first column are multiples of the run.
-Value tileAccessible(OpBuilder &b, Location loc, CopyEnd &global,
-                     ArrayRef<int64_t> sizes, int64_t run) {
-  SmallVector<Value> first, last;
-  for (int64_t d : global.tileDims) {
-    first.push_back(indexConst(b, loc, 0));
-    last.push_back(indexConst(b, loc, sizes[d] - 1));
-  }
-  SmallVector<Value> idx = global.indices(b, loc, first);
-  int64_t bytes = run * global.type.getElementTypeBitWidth() / 8;
-  Value zero = indexConst(b, loc, 0);
-  auto multiple = [&](Value v, int64_t of) -> Value {
-    return arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq,
-        arith::RemUIOp::create(b, loc, v, indexConst(b, loc, of)), zero);
-  };
-  Value ok = multiple(idx.back(), run);
-  ok = arith::AndIOp::create(
-      b, loc, ok,
-      multiple(
-          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, global.buffer),
-          bytes));
-  int64_t rank = global.type.getRank();
-  if (rank > 1)
-    ok = arith::AndIOp::create(
-        b, loc, ok,
-        multiple(memref::DimOp::create(b, loc, global.buffer, rank - 1), run));
-  if (Value inside = global.cond(b, loc, global.indices(b, loc, last)))
-    ok = arith::AndIOp::create(b, loc, ok, inside);
-  return ok;
-}
-
-/// The most 16-byte chunks a thread moves in straight lines when a copy
-/// from global into shared memory is wholly inside the tensor; copies of
-/// more chunks a thread take the checked loop.
-constexpr int64_t kMaxWholeTileChunks = 32;
-/// The chunks a thread keeps in flight at once on that path.
-constexpr int64_t kChunksInFlight = 8;
-
-/// The `n` chunks of a tile that is wholly inside the tensor and aligned,
-/// thread t moving chunks t, t + threads, ...: in groups of up to
-/// kChunksInFlight, all the group's loads before its stores. A chunk past
-/// the end (where `threads` does not divide `n`) is skipped. `movedType` is
-/// what loadChunk returns.
-void emitWholeTileChunks(
-    OpBuilder &b, Location loc, int64_t n, int64_t threads,
-    VectorType movedType,
-    function_ref<std::pair<SmallVector<Value>, SmallVector<Value>>(
-        OpBuilder &, Location, Value)>
-        chunkIndices,
-    function_ref<Value(OpBuilder &, Location, ValueRange)> loadChunk,
-    function_ref<void(OpBuilder &, Location, Value, ValueRange)> storeChunk) {
-  Value tid = threadId(b, loc);
-  int64_t perThread = llvm::divideCeil(n, threads);
-  for (int64_t first = 0; first < perThread; first += kChunksInFlight) {
-    int64_t last = std::min(perThread, first + kChunksInFlight);
-    SmallVector<Value> inside, values;
-    SmallVector<SmallVector<Value>> targets;
-    for (int64_t k = first; k < last; ++k) {
-      Value linear = arith::AddIOp::create(b, loc, tid,
-                                           indexConst(b, loc, k * threads));
-      auto [si, di] = chunkIndices(b, loc, linear);
-      targets.push_back(di);
-      if ((k + 1) * threads <= n) {
-        inside.push_back(Value());
-        values.push_back(loadChunk(b, loc, si));
-        continue;
-      }
-      // The last chunk of some threads only.
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       linear, indexConst(b, loc, n));
-      auto ifOp = scf::IfOp::create(
-          b, loc, in,
-          [&](OpBuilder &tb, Location tl) {
-            scf::YieldOp::create(tb, tl, loadChunk(tb, tl, si));
-          },
-          [&](OpBuilder &eb, Location el) {
-            Value none = arith::ConstantOp::create(
-                eb, el, movedType, eb.getZeroAttr(movedType));
-            scf::YieldOp::create(eb, el, none);
-          });
-      inside.push_back(in);
-      values.push_back(ifOp.getResult(0));
-    }
-    for (auto [in, v, di] : llvm::zip(inside, values, targets)) {
-      if (!in) {
-        storeChunk(b, loc, v, di);
-        continue;
-      }
-      scf::IfOp::create(b, loc, in, [&](OpBuilder &tb, Location tl) {
-        storeChunk(tb, tl, v, di);
-        scf::YieldOp::create(tb, tl);
-      });
-    }
-  }
-}
-
 /// The `run` elements of a vector load of global memory at `idx`, aligned
 /// to its size. A load of narrow elements (f16, bf16, i8) each extracted
 /// would be split into one load an element by LLVM (vector-combine's
@@ -216,13 +119,6 @@ SmallVector<Value> loadGlobalRun(OpBuilder &b, Location loc, Value buffer,
   return elements;
 }
 
-void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
-                        ArrayRef<Value> idx, Value value) {
-  buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {
-    memref::StoreOp::create(tb, tl, value, dst.buffer, idx);
-  });
-}
-
 /// The two ends of a tile.copy: global tensors as they are, tile buffers
 /// through their storage (tile-place-buffers).
 struct CopySides {
@@ -250,6 +146,62 @@ std::optional<CopySides> resolveSides(CopyOp op) {
   s.srcElt = op.getSource().getType().getElementType();
   s.dstElt = op.getTarget().getType().getElementType();
   return s;
+}
+
+/// The bytes [first, end) of dynamic shared memory that a copy from global
+/// memory into a shared buffer writes (the whole buffer's), for the copies
+/// that the block makes element-wise or in vectors (not TMA panels); none
+/// for other copies.
+std::optional<std::pair<int64_t, int64_t>> blockCopyTarget(Operation *op) {
+  auto copy = dyn_cast_or_null<CopyOp>(op);
+  std::optional<CopySides> s = copy ? resolveSides(copy) : std::nullopt;
+  if (!s || !s->srcGlobal || s->dstScope != Scope::Shared ||
+      s->dstStorage->panelRows)
+    return std::nullopt;
+  auto view = s->dstBuffer.getDefiningOp<memref::ViewOp>();
+  std::optional<int64_t> shift =
+      view ? getConstantIntValue(view.getByteShift()) : std::nullopt;
+  auto type = cast<MemRefType>(s->dstBuffer.getType());
+  if (!shift || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  int64_t bytes = type.getNumElements() *
+                  type.getElementType().getIntOrFloatBitWidth() / 8;
+  return std::make_pair(*shift, *shift + bytes);
+}
+
+/// The copies lowered with `leader` between one pair of barriers: it and
+/// the copies right after it that fill other bytes of shared memory from
+/// global memory (no thread's access can conflict with another's, so no
+/// barrier goes between them and their loads are in flight together).
+SmallVector<CopyOp> blockCopyGroup(CopyOp leader) {
+  SmallVector<CopyOp> group{leader};
+  SmallVector<std::pair<int64_t, int64_t>> written{*blockCopyTarget(leader)};
+  for (Operation *next = leader->getNextNode(); next;
+       next = next->getNextNode()) {
+    std::optional<std::pair<int64_t, int64_t>> bytes = blockCopyTarget(next);
+    if (!bytes || llvm::any_of(written, [&](auto w) {
+          return bytes->first < w.second && w.first < bytes->second;
+        }))
+      break;
+    group.push_back(cast<CopyOp>(next));
+    written.push_back(*bytes);
+  }
+  return group;
+}
+
+/// True when `op` is lowered with the group of a copy before it: the run of
+/// such copies it is in splits into groups from its first copy on.
+bool inEarlierBlockCopyGroup(CopyOp op) {
+  Operation *first = op;
+  while (blockCopyTarget(first->getPrevNode()))
+    first = first->getPrevNode();
+  for (auto leader = cast<CopyOp>(first);;) {
+    SmallVector<CopyOp> group = blockCopyGroup(leader);
+    if (llvm::is_contained(group, op))
+      return group.front() != op;
+    leader = cast<CopyOp>(group.back()->getNextNode());
+  }
 }
 
 /// Whether the pair stores of a copy out of a fragment are aligned: the
@@ -476,18 +428,99 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
         op.getTarget().getType().getShape() !=
             ArrayRef<int64_t>(op.getTargetSizes()))
       return rewriter.notifyMatchFailure(op, "part of a fragment");
+    if (blockCopyTarget(op))
+      return lowerBlockCopyGroup(rewriter, op);
     CopyEnd src(rewriter, loc, s.srcBuffer, op.getMixedSourceOffsets(),
                 op.getSourceSizes());
-    Value pad =
-        op.getPad()
-            ? arith::ConstantOp::create(rewriter, loc, *op.getPad()).getResult()
-            : zeroOf(rewriter, loc, s.srcElt);
+    Value pad = padOf(rewriter, op, s);
     if (s.dstScope == Scope::Fragment)
       lowerIntoFragment(rewriter, op, s, src, pad);
     else
       lowerThroughBlock(rewriter, op, s, src, pad);
     rewriter.eraseOp(op);
     return success();
+  }
+
+  /// Copies from global into shared memory, in groups (blockCopyGroup):
+  /// one barrier before the group (for earlier readers of the bytes it
+  /// writes) and one after it (for its readers).
+  LogicalResult lowerBlockCopyGroup(PatternRewriter &rewriter,
+                                    CopyOp leader) const {
+    if (inEarlierBlockCopyGroup(leader))
+      return rewriter.notifyMatchFailure(leader,
+                                         "lowered with a copy before it");
+    SmallVector<CopyOp> group = blockCopyGroup(leader);
+    Location loc = leader.getLoc();
+    barrier(rewriter, loc);
+    issueGlobalLoadsEarly(rewriter, group);
+    // The copies whose straight lines fit go together: one test that all
+    // their tiles are whole, then all their loads before their stores.
+    SmallVector<VectorCopy, 4> straight;
+    int64_t chunks = 0;
+    for (CopyOp op : group) {
+      CopySides s = *resolveSides(op);
+      CopyEnd src(rewriter, op.getLoc(), s.srcBuffer,
+                  op.getMixedSourceOffsets(), op.getSourceSizes());
+      Value pad = padOf(rewriter, op, s);
+      CopyEnd dst(rewriter, op.getLoc(), s.dstBuffer,
+                  op.getMixedTargetOffsets(), op.getTargetSizes());
+      std::optional<VectorCopy> plan = planChunks(op, s, src, dst, pad);
+      if (plan && plan->straightLinesFit() &&
+          chunks + plan->chunksPerThread() <= kMaxStraightChunks) {
+        chunks += plan->chunksPerThread();
+        straight.push_back(*plan);
+        continue;
+      }
+      emitThroughBlock(rewriter, op, s, src, pad);
+    }
+    if (!straight.empty()) {
+      Value whole = straight.front().wholeTile(rewriter, loc);
+      for (VectorCopy &copy : llvm::drop_begin(straight))
+        whole = arith::AndIOp::create(rewriter, loc, whole,
+                                      copy.wholeTile(rewriter, loc));
+      scf::IfOp::create(
+          rewriter, loc, whole,
+          [&](OpBuilder &tb, Location tl) {
+            VectorCopy::emitStraightLines(tb, tl, straight);
+            scf::YieldOp::create(tb, tl);
+          },
+          [&](OpBuilder &eb, Location el) {
+            for (VectorCopy &copy : straight)
+              copy.emitCheckedLoop(eb, el);
+            scf::YieldOp::create(eb, el);
+          });
+    }
+    barrier(rewriter, loc);
+    for (CopyOp op : group)
+      rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// Moves the loads of global memory right after the group (a row's
+  /// scalars, read beside its tiles) before it, where their operands allow:
+  /// their latency then overlaps the group's, and nothing that runs
+  /// between the group's barriers writes global memory.
+  static void issueGlobalLoadsEarly(PatternRewriter &rewriter,
+                                    ArrayRef<CopyOp> group) {
+    DominanceInfo dominance;
+    Operation *leader = group.front();
+    Operation *next = group.back()->getNextNode();
+    while (auto load = dyn_cast_or_null<memref::LoadOp>(next)) {
+      next = next->getNextNode();
+      if (!isGlobal(load.getMemRefType()) ||
+          llvm::any_of(load->getOperands(), [&](Value v) {
+            return !dominance.properlyDominates(v, leader);
+          }))
+        return;
+      rewriter.moveOpBefore(load, leader);
+    }
+  }
+
+  static Value padOf(PatternRewriter &rewriter, CopyOp op,
+                     const CopySides &s) {
+    if (op.getPad())
+      return arith::ConstantOp::create(rewriter, op.getLoc(), *op.getPad());
+    return zeroOf(rewriter, op.getLoc(), s.srcElt);
   }
 
 private:
@@ -632,174 +665,57 @@ private:
   /// elements, then wait for each other.
   static void lowerThroughBlock(PatternRewriter &rewriter, CopyOp op,
                                 const CopySides &s, CopyEnd &src, Value pad) {
+    barrier(rewriter, op.getLoc());
+    emitThroughBlock(rewriter, op, s, src, pad);
+    barrier(rewriter, op.getLoc());
+  }
+
+  /// The block's threads move the copy's elements (no barriers).
+  static void emitThroughBlock(PatternRewriter &rewriter, CopyOp op,
+                               const CopySides &s, CopyEnd &src, Value pad) {
     Location loc = op.getLoc();
+    CopyEnd dst(rewriter, loc, s.dstBuffer, op.getMixedTargetOffsets(),
+                op.getTargetSizes());
+    if (std::optional<VectorCopy> chunks = planChunks(op, s, src, dst, pad)) {
+      chunks->emit(rewriter, loc);
+      return;
+    }
+    SmallVector<int64_t> tile = copyTile(op);
+    const Storage *swizzled = swizzledTarget(s);
+    buildThreadStridedLoop(
+        rewriter, loc, numElements(tile), getThreads(op),
+        [&](OpBuilder &b, Location l, Value linear) {
+          SmallVector<Value> tileIdx = delinearize(b, l, linear, tile);
+          if (op.getTileShape().empty())
+            tileIdx.clear();
+          SmallVector<Value> si = src.indices(b, l, tileIdx);
+          SmallVector<Value> di =
+              physicalIndices(b, l, swizzled, dst.indices(b, l, tileIdx));
+          Value v = loadSourceElement(b, l, src, si, pad, s.dstElt);
+          storeTargetElement(b, l, dst, di, v);
+        });
+  }
+
+  /// The copy's region as a tile (one element for a scalar copy).
+  static SmallVector<int64_t> copyTile(CopyOp op) {
     SmallVector<int64_t> tile = op.getTileShape();
     if (tile.empty())
       tile.push_back(1);
-    CopyEnd dst(rewriter, loc, s.dstBuffer, op.getMixedTargetOffsets(),
-                op.getTargetSizes());
-    barrier(rewriter, loc);
-    // A swizzled shared target (one only gemms read): see swizzleChunksOf.
-    const Storage *swizzled =
-        s.dstStorage && s.dstStorage->swizzleChunks ? &*s.dstStorage : nullptr;
-    Type dstElt = s.dstElt;
-    if (failed(emitVectorCopy(rewriter, op, src, dst, tile, pad, dstElt,
-                              swizzled)))
-      buildThreadStridedLoop(
-          rewriter, loc, numElements(tile), getThreads(op),
-          [&](OpBuilder &b, Location l, Value linear) {
-            SmallVector<Value> tileIdx = delinearize(b, l, linear, tile);
-            if (op.getTileShape().empty())
-              tileIdx.clear();
-            SmallVector<Value> si = src.indices(b, l, tileIdx);
-            SmallVector<Value> di =
-                physicalIndices(b, l, swizzled, dst.indices(b, l, tileIdx));
-            Value v = loadSourceElement(b, l, src, si, pad, dstElt);
-            storeTargetElement(b, l, dst, di, v);
-          });
-    barrier(rewriter, loc);
+    return tile;
   }
 
-  /// The copy in 16-byte vectors: thread t moves chunks t, t + T, ... of
-  /// `vec` elements along the tile's last dimension. A chunk that is inside
-  /// the global tensor and 16-byte aligned moves with one vector load and
-  /// store; others (tensor edges, odd row lengths) element by element.
-  /// Where each thread loads a few chunks from global memory, a tile wholly
-  /// inside the tensor and aligned moves them unchecked in straight lines
-  /// (emitWholeTileChunks).
-  /// Fails (emitting nothing) when the copy's shape does not allow it.
-  static LogicalResult emitVectorCopy(PatternRewriter &rewriter, CopyOp op,
-                                      CopyEnd &src, CopyEnd &dst,
-                                      ArrayRef<int64_t> tile, Value pad,
-                                      Type dstElt, const Storage *swizzled) {
-    Location loc = op.getLoc();
-    if (op.getTileShape().empty() || src.global == dst.global)
-      return failure();
-    CopyEnd &global = src.global ? src : dst;
-    Type srcElt = src.type.getElementType();
-    if (!srcElt.isIntOrFloat() || !global.type.getElementType().isIntOrFloat())
-      return failure();
-    int64_t bits = global.type.getElementTypeBitWidth();
-    if (bits % 8 != 0 || bits > 128 || srcElt.getIntOrFloatBitWidth() != bits)
-      return failure();
-    // 4-bit elements (two a byte) move one at a time (tile-emulate-fp4).
-    if (!dstElt.isIntOrFloat() || dstElt.getIntOrFloatBitWidth() % 8 != 0)
-      return failure();
-    int64_t vec = 128 / bits;
-    int64_t inner = tile.back();
-    if (inner % vec != 0 || !global.type.getLayout().isIdentity() ||
-        !dst.type.getLayout().isIdentity() ||
-        !src.type.getLayout().isIdentity() ||
-        src.tileDims.back() != src.type.getRank() - 1 ||
-        dst.tileDims.back() != dst.type.getRank() - 1)
-      return failure();
-    // The shared side's chunks are 16-byte aligned only when its rows are a
-    // whole number of chunks and the region starts on a chunk (shared views
-    // start at multiples of 128 bytes of a 16-byte aligned base).
-    CopyEnd &shared = src.global ? dst : src;
-    std::optional<int64_t> sharedCol =
-        getConstantIntValue(shared.offsets.back());
-    if ((shared.type.getRank() > 1 && shared.type.getShape().back() % vec) ||
-        !sharedCol || *sharedCol % vec)
-      return failure();
-    int64_t rank = global.type.getRank();
+  /// A swizzled shared target (one only gemms read): see swizzleChunksOf.
+  static const Storage *swizzledTarget(const CopySides &s) {
+    return s.dstStorage && s.dstStorage->swizzleChunks ? &*s.dstStorage
+                                                       : nullptr;
+  }
 
-    // Whether the global tensor's rows and base are 16-byte aligned.
-    auto [zero, vecC, lastDim, aligned] =
-        checkVectorAlignment(rewriter, loc, global.buffer, rank, vec);
-
-    SmallVector<int64_t> chunks(tile);
-    chunks.back() = inner / vec;
-    auto vecType = VectorType::get({vec}, srcElt);
-    // The source and target indices of chunk `linear`.
-    auto chunkIndices = [&](OpBuilder &b, Location l, Value linear) {
-      SmallVector<Value> tileIdx = delinearize(b, l, linear, chunks);
-      tileIdx.back() =
-          arith::MulIOp::create(b, l, tileIdx.back(), indexConst(b, l, vec));
-      return std::make_pair(src.indices(b, l, tileIdx),
-                            dst.indices(b, l, tileIdx));
-    };
-    auto loadChunk = [&](OpBuilder &b, Location l, ValueRange si) {
-      Value v = vector::LoadOp::create(b, l, vecType, src.buffer, si, false,
-                                       llvm::Align(16));
-      return convertElements(b, l, v, dstElt);
-    };
-    auto storeChunk = [&](OpBuilder &b, Location l, Value v, ValueRange di) {
-      vector::StoreOp::create(b, l, v, dst.buffer,
-                              physicalIndices(b, l, swizzled, di), false,
-                              llvm::Align(16));
-    };
-    auto checkedLoop = [&](OpBuilder &b, Location l) {
-      buildThreadStridedLoop(
-          b, l, numElements(chunks), getThreads(op),
-          [&](OpBuilder &lb, Location ll, Value linear) {
-            auto [si, di] = chunkIndices(lb, ll, linear);
-            SmallVector<Value> &gi = src.global ? si : di;
-            // Whole chunk inside the tensor, and aligned.
-            Value fast = aligned;
-            for (int64_t d = 0; d < rank - 1; ++d)
-              fast = arith::AndIOp::create(
-                  lb, ll, fast,
-                  arith::CmpIOp::create(
-                      lb, ll, arith::CmpIPredicate::ult, gi[d],
-                      memref::DimOp::create(lb, ll, global.buffer, d)));
-            Value end = arith::AddIOp::create(lb, ll, gi.back(), vecC);
-            fast = arith::AndIOp::create(
-                lb, ll, fast,
-                arith::CmpIOp::create(lb, ll, arith::CmpIPredicate::ule, end,
-                                      lastDim));
-            fast = arith::AndIOp::create(
-                lb, ll, fast,
-                arith::CmpIOp::create(
-                    lb, ll, arith::CmpIPredicate::eq,
-                    arith::RemUIOp::create(lb, ll, gi.back(), vecC), zero));
-            scf::IfOp::create(
-                lb, ll, fast,
-                [&](OpBuilder &tb, Location tl) {
-                  storeChunk(tb, tl, loadChunk(tb, tl, si), di);
-                  scf::YieldOp::create(tb, tl);
-                },
-                [&](OpBuilder &eb, Location el) {
-                  for (int64_t e = 0; e < vec; ++e) {
-                    SmallVector<Value> se = si, de = di;
-                    se.back() = arith::AddIOp::create(eb, el, se.back(),
-                                                      indexConst(eb, el, e));
-                    de.back() = arith::AddIOp::create(eb, el, de.back(),
-                                                      indexConst(eb, el, e));
-                    Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
-                    storeTargetElement(
-                        eb, el, dst, physicalIndices(eb, el, swizzled, de), v);
-                  }
-                  scf::YieldOp::create(eb, el);
-                });
-          });
-    };
-    int64_t n = numElements(chunks), threads = getThreads(op);
-    int64_t perThread = llvm::divideCeil(n, threads);
-    // (Stores to global memory do not wait for each other: copies out of
-    // shared memory keep the loop.)
-    if (!src.global || perThread < 2 || perThread > kMaxWholeTileChunks) {
-      checkedLoop(rewriter, loc);
-      return success();
-    }
-    // A tile wholly inside the tensor and aligned (the common case, one
-    // test for the block): each thread's chunks in straight lines of loads
-    // then stores, so that their loads are in flight together.
-    Value whole =
-        tileAccessible(rewriter, loc, global, op.getSourceSizes(), vec);
-    scf::IfOp::create(
-        rewriter, loc, whole,
-        [&](OpBuilder &tb, Location tl) {
-          emitWholeTileChunks(tb, tl, n, threads,
-                              VectorType::get({vec}, dstElt), chunkIndices,
-                              loadChunk, storeChunk);
-          scf::YieldOp::create(tb, tl);
-        },
-        [&](OpBuilder &eb, Location el) {
-          checkedLoop(eb, el);
-          scf::YieldOp::create(eb, el);
-        });
-    return success();
+  /// The copy in 16-byte chunks, where it can be.
+  static std::optional<VectorCopy> planChunks(CopyOp op, const CopySides &s,
+                                              const CopyEnd &src,
+                                              const CopyEnd &dst, Value pad) {
+    return VectorCopy::plan(op, src, dst, copyTile(op), pad, s.dstElt,
+                            swizzledTarget(s));
   }
 
   const GpuLowering &lowering;

@@ -243,6 +243,13 @@ Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
   return convertElements(b, loc, value, to);
 }
 
+void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
+                        ArrayRef<Value> idx, Value value) {
+  buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {
+    memref::StoreOp::create(tb, tl, value, dst.buffer, idx);
+  });
+}
+
 int64_t reserveSharedScratch(RewriterBase &rewriter, KernelOp kernel,
                              int64_t bytes) {
   auto bytesAttr = kernel->getAttrOfType<IntegerAttr>(getSharedBytesAttrName());

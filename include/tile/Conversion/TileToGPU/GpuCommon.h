@@ -173,6 +173,11 @@ SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
 Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
                         ArrayRef<Value> idx, Value pad, Type to);
 
+/// Stores `value` at `idx` of a copy's target (nothing outside a global
+/// tensor).
+void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
+                        ArrayRef<Value> idx, Value value);
+
 /// Reserves `bytes` of the kernel's dynamic shared memory after what its
 /// tile.shared_bytes counts, aligned to kSharedAlignment, and counts them
 /// there: returns their offset.

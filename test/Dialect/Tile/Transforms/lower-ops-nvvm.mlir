@@ -255,6 +255,61 @@ func.func @copy_whole_tile(%A: memref<?x?xf16>, %m: index) {
 
 // -----
 
+// Consecutive copies from global memory into different shared buffers go
+// between one pair of barriers: one test that both tiles are whole, then
+// the 2 + 2 loads of a thread before its stores (else each copy's checked
+// loop). A load of global memory right after them (a row's scalar) is
+// issued before them.
+// CHECK-LABEL: func.func @copy_group
+// CHECK-SAME: (%[[A:[^ ,:()]+]]: memref<?x?xf16>, %[[B:[^ ,:()]+]]: memref<?x?xf16>, %[[SC:[^ ,:()]+]]: memref<?xf32>
+// CHECK: gpu.barrier
+// CHECK-NEXT: memref.load %[[SC]]
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.if %{{.*}} {
+// CHECK-COUNT-2: vector.load %[[A]]
+// CHECK-COUNT-2: vector.load %[[B]]
+// CHECK-COUNT-4: vector.store
+// CHECK-NEXT: } else {
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: scf.for
+// CHECK-NOT: gpu.barrier
+// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
+// CHECK: memref.atomic_rmw
+func.func @copy_group(%A: memref<?x?xf16>, %B: memref<?x?xf16>, %S: memref<?xf32>, %m: index) {
+  tile.kernel (%bx) in (1) threads(32) {
+    %X = tile.alloc_shared : memref<16x32xf16, #tile.scope<shared>>
+    %Y = tile.alloc_shared : memref<16x32xf16, #tile.scope<shared>>
+    tile.copy %A[%m, 0] to %X : memref<?x?xf16> to memref<16x32xf16, #tile.scope<shared>>
+    tile.copy %B[%m, 0] to %Y : memref<?x?xf16> to memref<16x32xf16, #tile.scope<shared>>
+    %s = memref.load %S[%m] : memref<?xf32>
+    tile.atomic_add %S[%m], %s : memref<?xf32>, f32
+  }
+  return
+}
+
+// -----
+
+// Copies into the same shared buffer keep a barrier between them (a thread
+// of the second may write what a thread of the first wrote).
+// CHECK-LABEL: func.func @copy_same_buffer
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: gpu.barrier
+// CHECK: scf.for
+// CHECK: gpu.barrier
+func.func @copy_same_buffer(%A: memref<?x?xf16>, %m: index) {
+  tile.kernel (%bx) in (1) threads(64) {
+    %X = tile.alloc_shared : memref<16x32xf16, #tile.scope<shared>>
+    tile.copy %A[%m, 0] to %X : memref<?x?xf16> to memref<16x32xf16, #tile.scope<shared>>
+    tile.copy %A[0, %m] to %X : memref<?x?xf16> to memref<16x32xf16, #tile.scope<shared>>
+  }
+  return
+}
+
+// -----
+
 // No 16-byte vectors where the shared side is not 16-byte aligned: a region
 // starting 4 halves (8 bytes) into the rows, rows of 12 halves (24 bytes).
 // CHECK-LABEL: func.func @copy_unaligned_shared
