@@ -476,6 +476,23 @@ def alternating_ms(fns, torch, rounds):
             times.items()}
 
 
+def gpu_ms(fn, torch, calls=10):
+    """(GPU ms of one call: the kernels' durations summed, kernels a call)
+    from torch's profiler: the time a call keeps the GPU busy, without the
+    host's share that the events of bench_ms see for small kernels."""
+    from torch.profiler import ProfilerActivity, profile
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(calls):
+            fn()
+        torch.cuda.synchronize()
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA
+               and "memset" not in e.name.lower() and "memcpy" not in e.name.lower()]
+    total_us = sum(e.device_time for e in kernels)
+    return total_us / calls / 1000, len(kernels) / calls
+
+
 # -------------------------------------------------------------------- run
 
 def build_side(side, cases, jobs=1):
@@ -591,6 +608,15 @@ def run_case(case, sides, built, modules, torch, rounds, checkout, dry=False):
         else:
             entry["ms"] = ms
             entry["rate"] = case.work / ms / (1e9 if case.unit == "TFLOP/s" else 1e6)
+    if not dry:
+        for side in sides:
+            if side.name in timed:
+                fn, context = timed[side.name]
+                try:
+                    with context():
+                        row[side.name]["gpu_ms"], row[side.name]["kernels"] = gpu_ms(fn, torch)
+                except Exception as e:  # noqa: BLE001 - the profiler is optional
+                    row[side.name]["gpu_error"] = first_line(e)
     return row
 
 
@@ -684,15 +710,17 @@ def row_line(row):
 def markdown(rows, meta):
     lines = [f"TileLang {meta.get('tilelang_version', '-')} vs TileMLIR "
              f"{meta.get('tilemlir_version', '-')} on {meta.get('device', '-')}, "
-             f"{meta['date']}. ratio = TileLang ms / TileMLIR ms (above 1: TileMLIR faster).",
+             f"{meta['date']}. ratio = TileLang ms / TileMLIR ms (above 1: TileMLIR faster). "
+             "GPU ms: the kernels' durations a call (torch's profiler; the rest of a call's "
+             "time is the host's), with the kernels a call.",
              "",
              "| program | config | ours ms | TileLang ms | ratio | ours | TileLang | baseline "
-             "| ours check | TileLang check |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+             "| ours check | TileLang check | ours GPU ms | TileLang GPU ms |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for row in rows:
         if "error" in row:
             lines.append(f"| {row['program']} | {row['config']} | - | - | - | - | - | - | "
-                         f"{row['error']} | |")
+                         f"{row['error']} | | | |")
             continue
         ours, theirs = row.get("TileMLIR", {}), row.get("TileLang", {})
         unit = row["unit"]
@@ -705,12 +733,19 @@ def markdown(rows, meta):
             f"| {row['program']} | {row['config']} | {_cell(ours, 'ms', '{:.4f}')} | "
             f"{_cell(theirs, 'ms', '{:.4f}')} | {f'{r:.2f}' if r else '-'} | "
             f"{_cell(ours, 'rate', '{:.1f} ' + unit)} | {_cell(theirs, 'rate', '{:.1f} ' + unit)}"
-            f" | {base_cell} | {_status(ours)} | {_status(theirs)} |")
+            f" | {base_cell} | {_status(ours)} | {_status(theirs)} | {_gpu_cell(ours)} | "
+            f"{_gpu_cell(theirs)} |")
     g = geomean(ratio(r) for r in rows)
     both = sum(ratio(r) is not None for r in rows)
     lines += ["", f"Geometric mean of the ratio over the {both} rows where both ran and "
               f"matched: {g:.3f}" if g else "", ""]
     return "\n".join(lines)
+
+
+def _gpu_cell(entry):
+    if "gpu_ms" not in entry:
+        return "-"
+    return f"{entry['gpu_ms']:.4f} ({entry['kernels']:.0f})"
 
 
 def _status(entry):
