@@ -140,18 +140,18 @@ ParallelPlan tilegpu::planParallel(ParallelOp op) {
       // loop dimensions it leaves out have extent 1), and every copy of it:
       // as many elements and copies as the driver, so that the driver's
       // slots, each mapped to a slot of the same thread, fill them all.
-      bool oneToOne =
-          llvm::all_of(llvm::seq<int64_t>(0, extents.size()),
-                       [&](int64_t d) {
-                         return extents[d] == 1 ||
-                                llvm::is_contained(positions, d);
-                       }) &&
-          plan.layout &&
-          numElements(s->layout.getShape()) ==
-              numElements(plan.layout.getShape()) &&
-          s->layout.getReplicate() == plan.layout.getReplicate();
+      auto oneToOne = [&] {
+        return llvm::all_of(llvm::seq<int64_t>(0, extents.size()),
+                            [&](int64_t d) {
+                              return extents[d] == 1 ||
+                                     llvm::is_contained(positions, d);
+                            }) &&
+               numElements(s->layout.getShape()) ==
+                   numElements(plan.layout.getShape()) &&
+               s->layout.getReplicate() == plan.layout.getReplicate();
+      };
       if (plan.layout && positions.size() == indices.size() &&
-          (load || oneToOne))
+          (load || oneToOne()))
         if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
                 plan.layout, getStorage(plan.driver)->numRegisters, s->layout,
                 positions)) {
