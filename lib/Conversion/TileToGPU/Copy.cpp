@@ -457,6 +457,8 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
     // their tiles are whole, then all their loads before their stores.
     SmallVector<VectorCopy, 4> straight;
     int64_t chunks = 0;
+    int64_t inFlight =
+        VectorCopy::chunksInFlight(leader->getParentOfType<KernelOp>());
     for (CopyOp op : group) {
       CopySides s = *resolveSides(op);
       CopyEnd src(rewriter, op.getLoc(), s.srcBuffer,
@@ -465,8 +467,7 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       CopyEnd dst(rewriter, op.getLoc(), s.dstBuffer,
                   op.getMixedTargetOffsets(), op.getTargetSizes());
       std::optional<VectorCopy> plan = planChunks(op, s, src, dst, pad);
-      if (plan && plan->straightLinesFit() &&
-          chunks + plan->chunksPerThread() <= kMaxStraightChunks) {
+      if (plan && plan->straightLinesFit(inFlight - chunks)) {
         chunks += plan->chunksPerThread();
         straight.push_back(*plan);
         continue;

@@ -97,11 +97,11 @@ int64_t VectorCopy::chunksPerThread() const {
   return llvm::divideCeil(numChunks(), threads);
 }
 
-bool VectorCopy::straightLinesFit() const {
+bool VectorCopy::straightLinesFit(int64_t inFlight) const {
   // (Stores to global memory do not wait for each other: copies out of
   // shared memory keep the loop.)
   int64_t perThread = chunksPerThread();
-  return src.global && perThread >= 2 && perThread <= kMaxStraightChunks;
+  return src.global && perThread >= 2 && perThread <= inFlight;
 }
 
 Value VectorCopy::wholeTile(OpBuilder &b, Location loc) {
@@ -183,8 +183,24 @@ void VectorCopy::emitCheckedLoop(OpBuilder &b, Location loc) {
                          });
 }
 
+int64_t VectorCopy::chunksInFlight(KernelOp kernel) {
+  // 32-bit registers: the most a thread gets (255, or fewer where the
+  // block's threads share 64K), the per-thread arrays, a margin.
+  constexpr int64_t kMargin = 32;
+  int64_t budget = std::min<int64_t>(255, 65536 / kernel.getThreads());
+  int64_t held = 0;
+  kernel.walk([&](memref::AllocaOp alloca) {
+    MemRefType type = alloca.getType();
+    if (type.hasStaticShape() && type.getElementType().isIntOrFloat())
+      held += llvm::divideCeil(type.getNumElements() *
+                                   type.getElementType().getIntOrFloatBitWidth(),
+                               32);
+  });
+  return std::min(kMaxStraightChunks, (budget - held - kMargin) / 4);
+}
+
 void VectorCopy::emit(OpBuilder &b, Location loc) {
-  if (!straightLinesFit()) {
+  if (!straightLinesFit(chunksInFlight(op->getParentOfType<KernelOp>()))) {
     emitCheckedLoop(b, loc);
     return;
   }
@@ -211,52 +227,50 @@ void VectorCopy::emitStraightLines(OpBuilder &b, Location loc,
     for (int64_t k = 0; k < copy.chunksPerThread(); ++k)
       all.push_back({&copy, k});
   Value tid = threadId(b, loc);
-  for (size_t first = 0; first < all.size(); first += kChunksInFlight) {
-    ArrayRef<Chunk> batch = ArrayRef<Chunk>(all).slice(
-        first, std::min<size_t>(kChunksInFlight, all.size() - first));
-    SmallVector<Value> inside, values;
-    SmallVector<SmallVector<Value>> targets;
-    for (const Chunk &c : batch) {
-      VectorCopy &copy = *c.copy;
-      int64_t n = copy.numChunks();
-      Value linear = arith::AddIOp::create(
-          b, loc, tid, indexConst(b, loc, c.k * copy.threads));
-      std::pair<SmallVector<Value>, SmallVector<Value>> idx =
-          copy.chunkIndices(b, loc, linear);
-      SmallVector<Value> &si = idx.first;
-      targets.push_back(idx.second);
-      if ((c.k + 1) * copy.threads <= n) {
-        inside.push_back(Value());
-        values.push_back(copy.loadChunk(b, loc, si));
-        continue;
-      }
-      // The last chunk of some threads only.
-      Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
-                                       linear, indexConst(b, loc, n));
-      auto moved = VectorType::get({copy.vec}, copy.dstElt);
-      auto ifOp = scf::IfOp::create(
-          b, loc, in,
-          [&](OpBuilder &tb, Location tl) {
-            scf::YieldOp::create(tb, tl, copy.loadChunk(tb, tl, si));
-          },
-          [&](OpBuilder &eb, Location el) {
-            Value none = arith::ConstantOp::create(eb, el, moved,
-                                                   eb.getZeroAttr(moved));
-            scf::YieldOp::create(eb, el, none);
-          });
-      inside.push_back(in);
-      values.push_back(ifOp.getResult(0));
+  SmallVector<Value> inside, values;
+  SmallVector<SmallVector<Value>> targets;
+  for (const Chunk &c : all) {
+    VectorCopy &copy = *c.copy;
+    int64_t n = copy.numChunks();
+    Value linear = arith::AddIOp::create(
+        b, loc, tid, indexConst(b, loc, c.k * copy.threads));
+    std::pair<SmallVector<Value>, SmallVector<Value>> idx =
+        copy.chunkIndices(b, loc, linear);
+    SmallVector<Value> &si = idx.first;
+    targets.push_back(idx.second);
+    if ((c.k + 1) * copy.threads <= n) {
+      inside.push_back(Value());
+      values.push_back(copy.loadChunk(b, loc, si));
+      continue;
     }
-    for (auto [c, in, v, di] : llvm::zip(batch, inside, values, targets)) {
-      VectorCopy &copy = *c.copy;
-      if (!in) {
-        copy.storeChunk(b, loc, v, di);
-        continue;
-      }
-      scf::IfOp::create(b, loc, in, [&](OpBuilder &tb, Location tl) {
-        copy.storeChunk(tb, tl, v, di);
-        scf::YieldOp::create(tb, tl);
-      });
+    // The last chunk of some threads only.
+    Value in = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                     linear, indexConst(b, loc, n));
+    auto moved = VectorType::get({copy.vec}, copy.dstElt);
+    auto ifOp = scf::IfOp::create(
+        b, loc, in,
+        [&](OpBuilder &tb, Location tl) {
+          scf::YieldOp::create(tb, tl, copy.loadChunk(tb, tl, si));
+        },
+        [&](OpBuilder &eb, Location el) {
+          Value none = arith::ConstantOp::create(eb, el, moved,
+                                                 eb.getZeroAttr(moved));
+          scf::YieldOp::create(eb, el, none);
+        });
+    inside.push_back(in);
+    values.push_back(ifOp.getResult(0));
+  }
+  for (size_t i = 0; i < all.size(); ++i) {
+    VectorCopy &copy = *all[i].copy;
+    Value v = values[i];
+    ArrayRef<Value> di = targets[i];
+    if (!inside[i]) {
+      copy.storeChunk(b, loc, v, di);
+      continue;
     }
+    scf::IfOp::create(b, loc, inside[i], [&](OpBuilder &tb, Location tl) {
+      copy.storeChunk(tb, tl, v, di);
+      scf::YieldOp::create(tb, tl);
+    });
   }
 }

@@ -21,8 +21,6 @@ namespace mlir::tile::tilegpu {
 /// The most 16-byte chunks a thread moves in straight lines (over the copies
 /// of a group); a copy of more chunks a thread takes the checked loop.
 constexpr int64_t kMaxStraightChunks = 32;
-/// The chunks a thread keeps in flight at once in straight lines.
-constexpr int64_t kChunksInFlight = 16;
 
 class VectorCopy {
 public:
@@ -36,9 +34,9 @@ public:
                                         Type dstElt, const Storage *swizzled);
 
   int64_t chunksPerThread() const;
-  /// A copy from global memory of a few chunks a thread: it may take
-  /// straight lines.
-  bool straightLinesFit() const;
+  /// A copy from global memory of a few chunks a thread (at least 2, at
+  /// most `inFlight`): it may take straight lines.
+  bool straightLinesFit(int64_t inFlight) const;
   /// Whether the whole tile is inside the tensor and aligned to the chunk.
   Value wholeTile(OpBuilder &b, Location loc);
   /// Every chunk tested on its own: one vector load and store where it is
@@ -51,11 +49,19 @@ public:
   void emit(OpBuilder &b, Location loc);
 
   /// The straight lines of several copies of whole tiles (the total chunks
-  /// a thread at most kMaxStraightChunks): in groups of kChunksInFlight
-  /// chunks, all the group's loads before its stores. A chunk past the end
-  /// of its copy (where the threads do not divide the chunks) is skipped.
+  /// a thread at most chunksInFlight): all the thread's loads, then its
+  /// stores. A chunk past the end of its copy (where the threads do not
+  /// divide the chunks) is skipped.
   static void emitStraightLines(OpBuilder &b, Location loc,
                                 MutableArrayRef<VectorCopy> copies);
+
+  /// The chunks a thread of `kernel` may keep in flight: what the registers
+  /// left beside its per-thread arrays (fragments and local buffers, all
+  /// counted as live) hold, less a margin for the rest, at most
+  /// kMaxStraightChunks. Copies of more chunks a thread take the checked
+  /// loop (in straight lines the compiler issues all the loads first,
+  /// however they are grouped, and they would spill).
+  static int64_t chunksInFlight(KernelOp kernel);
 
 private:
   VectorCopy(CopyOp op, const CopyEnd &src, const CopyEnd &dst,
