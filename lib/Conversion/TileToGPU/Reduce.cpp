@@ -32,6 +32,23 @@ int64_t tilegpu::RegisterReduce::scratchBytes() const {
   return (int64_t(1) << warpMasks.size()) * targetElements * eltBits / 8;
 }
 
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+tilegpu::replicaMasks(FragmentLayoutAttr layout, int64_t registers,
+                      int64_t warpSize) {
+  SmallVector<int64_t> lane, warp;
+  int64_t threads = layout.getThreads();
+  for (int64_t mask = 1; mask < threads; mask *= 2) {
+    bool same = true;
+    for (int64_t t = 0; t < threads && same; ++t)
+      for (int64_t r = 0; r < registers && same; ++r)
+        same = (t ^ mask) < threads &&
+               layout.applyInverse(t, r) == layout.applyInverse(t ^ mask, r);
+    if (same)
+      (mask < warpSize ? lane : warp).push_back(mask);
+  }
+  return {lane, warp};
+}
+
 std::optional<RegisterReduce> tilegpu::planRegisterReduce(ReduceOp op,
                                                           int64_t warpSize) {
   std::optional<Storage> src = getStorage(op.getSource());
@@ -70,18 +87,8 @@ std::optional<RegisterReduce> tilegpu::planRegisterReduce(ReduceOp op,
     else if (sources != plan.sources)
       return std::nullopt;
   }
-  // Thread-index bits across which every thread's target rows repeat: in
-  // the lane (the butterfly), above it (other warps, through shared
-  // memory).
-  for (int64_t mask = 1; mask < threads; mask *= 2) {
-    bool same = true;
-    for (int64_t t = 0; t < threads && same; ++t)
-      for (int64_t r = 0; r < dst->numRegisters && same; ++r)
-        same = (t ^ mask) < threads &&
-               to.applyInverse(t, r) == to.applyInverse(t ^ mask, r);
-    if (same)
-      (mask < warpSize ? plan.laneMasks : plan.warpMasks).push_back(mask);
-  }
+  std::tie(plan.laneMasks, plan.warpMasks) =
+      replicaMasks(to, dst->numRegisters, warpSize);
   plan.targetElements = numElements(to.getShape());
   plan.eltBits = elt.getIntOrFloatBitWidth();
   // Every source element of a row is held by the threads that share it:
@@ -100,20 +107,19 @@ std::optional<RegisterReduce> tilegpu::planRegisterReduce(ReduceOp op,
 
 namespace {
 
-/// The partials of the warps that share rows (plan.warpMasks), combined
-/// through `buffer`, the reduce's shared scratch: one lane of each group
-/// writes its warp's partial at (its slot among the row's warps, the row),
-/// then every thread folds the partials of its rows into `partials`.
-void combineAcrossWarps(PatternRewriter &rewriter, Location loc, ReduceOp op,
-                        const RegisterReduce &plan, const Storage &dst,
-                        Value buffer, SmallVector<Value> &partials) {
-  ReduceKind kind = op.getKind();
-  Type elt = op.getSource().getType().getElementType();
-  int64_t slots = int64_t(1) << plan.warpMasks.size();
-  int64_t rows = plan.targetElements;
+} // namespace
+
+void tilegpu::combineAcrossWarps(PatternRewriter &rewriter, Location loc,
+                                 const ReplicaCombine &how,
+                                 SmallVector<Value> &partials) {
+  ReduceKind kind = how.kind;
+  Type elt = how.elt;
+  int64_t slots = int64_t(1) << how.warpMasks.size();
+  int64_t rows = numElements(how.layout.getShape());
+  Value buffer = how.buffer;
   Value tid = threadId(rewriter, loc);
   Value slot = indexConst(rewriter, loc, 0);
-  for (auto [i, mask] : llvm::enumerate(plan.warpMasks)) {
+  for (auto [i, mask] : llvm::enumerate(how.warpMasks)) {
     Value bit = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::ne,
         arith::AndIOp::create(rewriter, loc, tid,
@@ -126,18 +132,18 @@ void combineAcrossWarps(PatternRewriter &rewriter, Location loc, ReduceOp op,
         slot);
   }
   int64_t laneBits = 0;
-  for (int64_t mask : plan.laneMasks)
+  for (int64_t mask : how.laneMasks)
     laneBits |= mask;
   Value leader = arith::CmpIOp::create(
       rewriter, loc, arith::CmpIPredicate::eq,
       arith::AndIOp::create(rewriter, loc, tid,
                             indexConst(rewriter, loc, laneBits)),
       indexConst(rewriter, loc, 0));
-  ArrayRef<int64_t> shape = dst.layout.getShape();
+  ArrayRef<int64_t> shape = how.layout.getShape();
   SmallVector<Value> rowOf;
   for (int64_t r = 0; r < int64_t(partials.size()); ++r) {
     SmallVector<Value> idx =
-        indicesOfRegister(rewriter, loc, dst.layout, tid, r);
+        indicesOfRegister(rewriter, loc, how.layout, tid, r);
     Value linear = indexConst(rewriter, loc, 0);
     for (auto [i, size] : llvm::zip(idx, shape))
       linear = arith::AddIOp::create(
@@ -166,9 +172,11 @@ void combineAcrossWarps(PatternRewriter &rewriter, Location loc, ReduceOp op,
           memref::LoadOp::create(
               rewriter, loc, buffer,
               ValueRange{at(rewriter, indexConst(rewriter, loc, s), row)}),
-          op.getNanPropagate());
+          how.nanPropagate);
   }
 }
+
+namespace {
 
 struct ReduceLowering : public OpRewritePattern<ReduceOp> {
   ReduceLowering(MLIRContext *ctx, const GpuLowering &lowering)
@@ -218,7 +226,10 @@ private:
           rewriter, loc,
           {(int64_t(1) << plan.warpMasks.size()) * plan.targetElements}, elt,
           indexConst(rewriter, loc, scratch.getInt()));
-      combineAcrossWarps(rewriter, loc, op, plan, dst, buffer, partials);
+      combineAcrossWarps(rewriter, loc,
+                         {kind, elt, nan, plan.laneMasks, plan.warpMasks,
+                          dst.layout, buffer},
+                         partials);
     }
     for (auto [r, acc] : llvm::enumerate(partials)) {
       if (!op.getClear())

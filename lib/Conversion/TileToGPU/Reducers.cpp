@@ -7,7 +7,9 @@
 // warps' results through shared memory (the op's scratch, which
 // prepareReducersForGPU reserves). Afterwards the copies agree, and a
 // tile.copy out of the reducer reads the copy of whichever thread moves
-// the element.
+// the element. A reducer that tile-infer-layouts made a fragment (updated
+// at the rows of parallel loops) holds a partial in each of an element's
+// replicas; the finalize combines them as a row reduction does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 
 #include "tile/Conversion/TileToGPU/GpuCommon.h"
 #include "tile/Conversion/TileToGPU/GpuLowering.h"
+#include "tile/Conversion/TileToGPU/Plans.h"
 #include "tile/Conversion/Utils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -89,6 +92,15 @@ struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
     int64_t warpSize = lowering.getWarpSize();
     int64_t warps = getThreads(op) / warpSize;
     auto scratchAttr = op->getAttrOfType<IntegerAttr>(kScratchAttr);
+    if (s && s->scope == Scope::Fragment) {
+      // The loops that update it first: they tell its stores from those of
+      // other fragments by this op.
+      if (llvm::any_of(op.getReducer().getUsers(), [](Operation *user) {
+            return user->getParentOfType<ParallelOp>();
+          }))
+        return rewriter.notifyMatchFailure(op, "updating loops not lowered");
+      return lowerFragment(rewriter, op, *s, scratchAttr);
+    }
     if (!s || s->scope != Scope::Local || (warps > 1 && !scratchAttr))
       return rewriter.notifyMatchFailure(op, "reducer not placed");
     Location loc = op.getLoc();
@@ -151,6 +163,54 @@ struct FinalizeReducerLowering : public OpRewritePattern<FinalizeReducerOp> {
   }
 
 private:
+  /// A fragment reducer: each register's replicas (replicaMasks) combined
+  /// by the butterfly, then across warps through the scratch.
+  LogicalResult lowerFragment(PatternRewriter &rewriter, FinalizeReducerOp op,
+                              const Storage &s, IntegerAttr scratchAttr) const {
+    auto [laneMasks, warpMasks] =
+        replicaMasks(s.layout, s.numRegisters, lowering.getWarpSize());
+    if (int64_t(1) << (laneMasks.size() + warpMasks.size()) !=
+        s.layout.getReplicate())
+      return op.emitOpError()
+             << "combines a fragment whose copies of an element are not "
+                "at one register of threads that differ in whole bits";
+    if (!warpMasks.empty() && !scratchAttr)
+      return rewriter.notifyMatchFailure(op, "reducer without scratch");
+    Location loc = op.getLoc();
+    ReduceKind kind = op.getKind();
+    Type elt = op.getReducer().getType().getElementType();
+    auto reg = [&](int64_t r) { return indexConst(rewriter, loc, r); };
+    SmallVector<Value> partials;
+    for (int64_t r = 0; r < s.numRegisters; ++r) {
+      Value v = memref::LoadOp::create(rewriter, loc, s.memref,
+                                       ValueRange{reg(r)});
+      for (int64_t mask : laneMasks)
+        v = reduceCombine(rewriter, loc, kind, v,
+                          lowering.shuffleXor(rewriter, loc, v, mask));
+      partials.push_back(v);
+    }
+    if (!warpMasks.empty()) {
+      int64_t slots = int64_t(1) << warpMasks.size();
+      Value buffer = sharedView(
+          rewriter, loc, {slots * numElements(s.layout.getShape())}, elt,
+          indexConst(rewriter, loc, scratchAttr.getInt()));
+      combineAcrossWarps(
+          rewriter, loc,
+          {kind, elt, /*nanPropagate=*/false, laneMasks, warpMasks, s.layout,
+           buffer},
+          partials);
+      // A later finalize of the same op (in a loop) rewrites the scratch.
+      barrier(rewriter, loc);
+    }
+    for (auto [r, v] : llvm::enumerate(partials)) {
+      if (Value seed = op.getSeed())
+        v = reduceCombine(rewriter, loc, kind, v, seed);
+      memref::StoreOp::create(rewriter, loc, v, s.memref, ValueRange{reg(r)});
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
   const GpuLowering &lowering;
 };
 
@@ -252,9 +312,19 @@ LogicalResult mlir::tile::prepareReducersForGPU(RewriterBase &rewriter,
     return success();
   for (FinalizeReducerOp op : finals) {
     MemRefType type = op.getReducer().getType();
+    // A copy a warp; for a fragment, a partial for each element a warp
+    // that holds it (none where its replicas are within warps).
+    int64_t copies = warps;
+    std::optional<Storage> s = getStorage(op.getReducer());
+    if (s && s->scope == Scope::Fragment)
+      copies = int64_t(1)
+               << replicaMasks(s->layout, s->numRegisters, warpSize)
+                      .second.size();
+    if (copies == 1)
+      continue;
     int64_t offset = reserveSharedScratch(
         rewriter, kernel,
-        warps * type.getNumElements() *
+        copies * type.getNumElements() *
             llvm::divideCeil(type.getElementTypeBitWidth(), 8));
     op->setAttr(kScratchAttr, rewriter.getI64IntegerAttr(offset));
   }

@@ -1,17 +1,18 @@
 // The whole NVIDIA pipeline on a reducer (TileLang's gemv with
-// T.alloc_reducer): each thread sums its iterations into its own copy of
-// the 64 row results; tile.finalize_reducer combines the copies by a
-// butterfly of warp shuffles (shfl.sync.bfly) and the 4 warps' results in
-// shared memory between two barriers; every thread then holds the rows and
-// the copy out stores each row once.
+// T.alloc_reducer). Updated at the loop's rows, the reducer is a fragment of
+// their layout (tile-infer-layouts: the 64 x 128 tile row-split, a row on
+// the 32 lanes of a warp, 16 rows a thread): each thread sums its iterations
+// into its 16 registers, nothing in local memory; tile.finalize_reducer
+// combines the lanes of each row by a butterfly of warp shuffles (5 x 16
+// shfl.sync.bfly), with no warp needing another's (no barrier after them);
+// the copy out stores each row once, from its owner.
 // RUN: tile-opt %s --tile-to-nvvm='chip=sm_80 format=isa' | FileCheck %s
 // RUN: tile-opt %s --tile-to-nvvm='chip=sm_90a format=isa' | FileCheck %s
 // CHECK: gpu.binary
-// CHECK-COUNT-5: shfl.sync.bfly.b32
-// CHECK: st.shared.b32
-// CHECK: bar.sync
-// CHECK: ld.shared
-// CHECK: bar.sync
+// CHECK-NOT: .local
+// CHECK-COUNT-80: shfl.sync.bfly.b32
+// CHECK-NOT: shfl.sync.bfly.b32
+// CHECK-NOT: bar.sync
 // CHECK: st.global.b32
 func.func @gemv(%a: memref<?x128xf32>, %x: memref<128xf32>, %o: memref<?xf32>) {
   %c0 = arith.constant 0 : index

@@ -67,6 +67,33 @@ struct RegisterReduce {
 /// the slots.
 std::optional<RegisterReduce> planRegisterReduce(ReduceOp op, int64_t warpSize);
 
+/// The thread-index bits across which the threads hold the same elements
+/// of `layout` at the same registers (its replicas): below `warpSize` (lane
+/// bits: a butterfly of xor shuffles combines them) and above (warp bits:
+/// through shared memory). Checked by enumerating the slots.
+std::pair<SmallVector<int64_t>, SmallVector<int64_t>>
+replicaMasks(FragmentLayoutAttr layout, int64_t registers, int64_t warpSize);
+
+/// How the partials of a fragment's replicas in other warps combine.
+struct ReplicaCombine {
+  ReduceKind kind;
+  Type elt;
+  bool nanPropagate;
+  ArrayRef<int64_t> laneMasks, warpMasks;
+  FragmentLayoutAttr layout; // the fragment whose registers the partials are
+  Value buffer; // shared scratch of 2^|warpMasks| x (layout's elements)
+};
+
+/// The partials of the warps that share elements (how.warpMasks), combined
+/// through how.buffer: one lane of each group (lanes differing in the lane
+/// masks hold the same partial after the butterfly) writes its warp's
+/// partial at (its slot among the element's warps, the element), then
+/// every thread folds the partials of its elements into `partials` (one a
+/// register of how.layout).
+void combineAcrossWarps(PatternRewriter &rewriter, Location loc,
+                        const ReplicaCombine &how,
+                        SmallVector<Value> &partials);
+
 } // namespace mlir::tile::tilegpu
 
 #endif // TILE_CONVERSION_TILETOGPU_PLANS_H

@@ -300,7 +300,8 @@ LogicalResult ReduceOp::verify() {
 
 LogicalResult FinalizeReducerOp::verify() {
   MemRefType type = getReducer().getType();
-  if (failed(verifyScope(*this, "reducer", type, {Scope::Local})))
+  if (failed(verifyScope(*this, "reducer", type,
+                         {Scope::Local, Scope::Fragment})))
     return failure();
   ReduceKind kind = getKind();
   if (kind != ReduceKind::Sum && kind != ReduceKind::Max &&

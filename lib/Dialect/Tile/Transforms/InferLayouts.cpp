@@ -3,7 +3,8 @@
 // Chooses the register layout of every fragment buffer: anchored at gemm
 // accumulators, pinned by tile.annotate_layout, spread from those along
 // copies, reductions and parallel loops; row-split for tiles reduced along
-// their rows; cyclic otherwise.
+// their rows; cyclic otherwise. Reducers updated at the rows of parallel
+// loops become fragments of the loops' row layout.
 //
 //===----------------------------------------------------------------------===//
 
@@ -215,6 +216,117 @@ private:
   bool changed = false;
 };
 
+/// A local buffer that tile.finalize_reducer combines.
+bool isReducer(Value buffer) {
+  return buffer.getDefiningOp<AllocLocalOp>() &&
+         llvm::any_of(buffer.getUsers(), llvm::IsaPred<FinalizeReducerOp>);
+}
+
+/// The fragment that `loop` follows, as the lowering picks it: the first
+/// one it writes, else reads, at all its indices (in order); null if none.
+Value loopDriver(ParallelOp loop) {
+  ValueRange ivs = loop.getBodyBlock().getArguments();
+  Value driver;
+  for (bool stores : {true, false})
+    loop.walk([&](Operation *inner) {
+      auto load = dyn_cast<memref::LoadOp>(inner);
+      auto store = dyn_cast<memref::StoreOp>(inner);
+      if (driver || (stores ? !store : !load))
+        return;
+      Value memref = load ? load.getMemRef() : store.getMemRef();
+      ValueRange indices = load ? load.getIndices() : store.getIndices();
+      if (memref.getDefiningOp<AllocFragmentOp>() &&
+          llvm::equal(indices, ivs) &&
+          cast<MemRefType>(memref.getType()).getShape() == loop.getExtents())
+        driver = memref;
+    });
+  return driver;
+}
+
+/// The driver of a 2-d `loop` that updates a reducer at its first index;
+/// null otherwise.
+Value reducerLoopDriver(ParallelOp loop) {
+  ValueRange ivs = loop.getBodyBlock().getArguments();
+  if (ivs.size() != 2)
+    return nullptr;
+  bool updates = false;
+  loop.walk([&](memref::StoreOp store) {
+    updates |= isReducer(store.getMemRef()) &&
+               llvm::equal(store.getIndices(), ivs.take_front());
+  });
+  return updates ? loopDriver(loop) : nullptr;
+}
+
+/// The register layout for a reducer (a local buffer that
+/// tile.finalize_reducer combines) that is updated only in tile.parallel
+/// loops at their first index (o[i] += a[i, j] * x[j] over a 2-d loop, or
+/// at the index of a 1-d loop), and otherwise only cleared, filled,
+/// finalized and copied out whole: the row layout of the loops' driver. As
+/// a local buffer each thread would index its copy by rows that depend on
+/// the thread (memory, not registers); as a fragment of that layout each
+/// thread keeps the rows it updates in registers, the threads that hold a
+/// row (its replicas) each a partial, which the finalize combines. Null
+/// where the reducer is used otherwise or the loops disagree.
+FragmentLayoutAttr
+reducerRowLayout(AllocLocalOp alloc,
+                 const DenseMap<Value, FragmentLayoutAttr> &layouts) {
+  Value buffer = alloc.getResult();
+  ArrayRef<int64_t> shape = alloc.getType().getShape();
+  if (shape.size() != 1 || !isReducer(buffer))
+    return nullptr;
+  FragmentLayoutAttr layout;
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<FinalizeReducerOp, ClearOp, FillOp>(user))
+      continue;
+    if (auto copy = dyn_cast<CopyOp>(user)) {
+      if (copy.getSource() != buffer ||
+          ArrayRef<int64_t>(copy.getSourceSizes()) != shape)
+        return nullptr;
+      continue;
+    }
+    auto load = dyn_cast<memref::LoadOp>(user);
+    auto store = dyn_cast<memref::StoreOp>(user);
+    auto loop = user->getParentOfType<ParallelOp>();
+    if ((!load && !store) || !loop)
+      return nullptr;
+    ValueRange indices = load ? load.getIndices() : store.getIndices();
+    ValueRange ivs = loop.getBodyBlock().getArguments();
+    ArrayRef<int64_t> extents = loop.getExtents();
+    if (ivs.empty() || ivs.size() > 2 || indices.size() != 1 ||
+        indices[0] != ivs[0] || extents[0] != shape[0])
+      return nullptr;
+    FragmentLayoutAttr driver = layouts.lookup(loopDriver(loop));
+    if (!driver)
+      return nullptr;
+    FragmentLayoutAttr rows = ivs.size() == 2 ? getRowLayout(driver) : driver;
+    if (!rows || (layout && rows != layout))
+      return nullptr;
+    layout = rows;
+  }
+  return layout;
+}
+
+/// Reducers that reducerRowLayout gives a layout: fragments from here on.
+void placeReducersInRegisters(
+    KernelOp kernel, const DenseMap<Value, FragmentLayoutAttr> &layouts) {
+  SmallVector<std::pair<AllocLocalOp, FragmentLayoutAttr>> reducers;
+  kernel.walk([&](AllocLocalOp alloc) {
+    if (FragmentLayoutAttr layout = reducerRowLayout(alloc, layouts))
+      reducers.push_back({alloc, layout});
+  });
+  for (auto [alloc, layout] : reducers) {
+    MemRefType local = alloc.getType();
+    auto type = MemRefType::get(
+        local.getShape(), local.getElementType(), MemRefLayoutAttrInterface{},
+        ScopeAttr::get(alloc.getContext(), Scope::Fragment));
+    OpBuilder b(alloc);
+    auto fragment = AllocFragmentOp::create(b, alloc.getLoc(), type);
+    fragment->setAttr(getLayoutAttrName(), layout);
+    alloc.getResult().replaceAllUsesWith(fragment.getResult());
+    alloc.erase();
+  }
+}
+
 struct TileInferLayoutsPass
     : public tile::impl::TileInferLayoutsBase<TileInferLayoutsPass> {
   using Base::Base;
@@ -231,6 +343,7 @@ struct TileInferLayoutsPass
                    << "layout of " << alloc << ": " << layout << "\n");
         alloc->setAttr(getLayoutAttrName(), layout);
       });
+      placeReducersInRegisters(kernel, *layouts);
       return success();
     };
     if (failed(forEachGpuKernel(getOperation(), target, infer)))
@@ -271,6 +384,20 @@ mlir::tile::inferFragmentLayouts(KernelOp kernel, const TargetInfo &target) {
     if (FragmentLayoutAttr layout =
             chooseRowSplitLayout(type, kernel.getThreads())) {
       layouts[src] = layout;
+      added = true;
+    }
+  });
+  // Loops that update a reducer at their rows (o[i] += a[i, j] * x[j]) are
+  // row reductions too: their driver, if nothing anchored it, gets the
+  // row-split layout (the reducer then stays in registers: see
+  // reducerRowLayout).
+  kernel.walk([&](ParallelOp loop) {
+    Value driver = reducerLoopDriver(loop);
+    if (!driver || layouts.count(driver))
+      return;
+    if (FragmentLayoutAttr layout = chooseRowSplitLayout(
+            cast<MemRefType>(driver.getType()), kernel.getThreads())) {
+      layouts[driver] = layout;
       added = true;
     }
   });

@@ -2,9 +2,9 @@
 
 func.func @not_local() {
   tile.kernel (%bx) in (1) threads(128) {
-    %f = tile.alloc_fragment : memref<64xf32, #tile.scope<fragment>>
-    // expected-error @below {{reducer must be a local buffer}}
-    tile.finalize_reducer sum %f : memref<64xf32, #tile.scope<fragment>>
+    %f = tile.alloc_shared : memref<64xf32, #tile.scope<shared>>
+    // expected-error @below {{reducer must be a local or fragment buffer}}
+    tile.finalize_reducer sum %f : memref<64xf32, #tile.scope<shared>>
   }
   return
 }

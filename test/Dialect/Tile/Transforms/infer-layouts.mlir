@@ -327,6 +327,44 @@ func.func @rerun(%x: f32) {
   return
 }
 
+// -----
+
+// A reducer updated only at the rows of a parallel loop becomes a fragment
+// of the loop's row layout (the loop's tile, which nothing else fixes, is
+// row-split: a row on 8 lanes, 4 floats a lane); one updated at the
+// columns stays a local buffer. The CPU keeps both.
+// CHECK-LABEL: func.func @reducers
+// CHECK: %[[ROWS:.*]] = tile.alloc_fragment {tile.layout = #tile.fragment<[64], threads = 128, {{.*}}, replicate = 8, {{.*}}>} : memref<64xf32, #tile.scope<fragment>>
+// CHECK: %[[COLS:.*]] = tile.alloc_local : memref<32xf32, #tile.scope<local>>
+// CHECK: tile.finalize_reducer sum %[[ROWS]]
+// CHECK: tile.finalize_reducer sum %[[COLS]]
+// CPU-LABEL: func.func @reducers
+// CPU-COUNT-2: tile.alloc_local
+func.func @reducers(%a: memref<64x32xf32>, %o: memref<?xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %rows = tile.alloc_local : memref<64xf32, #tile.scope<local>>
+    %cols = tile.alloc_local : memref<32xf32, #tile.scope<local>>
+    tile.clear %rows : memref<64xf32, #tile.scope<local>>
+    tile.clear %cols : memref<32xf32, #tile.scope<local>>
+    %f = tile.alloc_fragment : memref<64x32xf32, #tile.scope<fragment>>
+    tile.copy %a[0, 0] [64, 32] to %f[0, 0] [64, 32] : memref<64x32xf32> to memref<64x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 32) {
+      %v = memref.load %f[%i, %j] : memref<64x32xf32, #tile.scope<fragment>>
+      %r = memref.load %rows[%i] : memref<64xf32, #tile.scope<local>>
+      %s = arith.addf %r, %v : f32
+      memref.store %s, %rows[%i] : memref<64xf32, #tile.scope<local>>
+      %c = memref.load %cols[%j] : memref<32xf32, #tile.scope<local>>
+      %t = arith.addf %c, %v : f32
+      memref.store %t, %cols[%j] : memref<32xf32, #tile.scope<local>>
+      tile.yield
+    }
+    tile.finalize_reducer sum %rows : memref<64xf32, #tile.scope<local>>
+    tile.finalize_reducer sum %cols : memref<32xf32, #tile.scope<local>>
+    tile.copy %rows[0] [64] to %o[0] [64] : memref<64xf32, #tile.scope<local>> to memref<?xf32>
+  }
+  return
+}
+
 //--- invalid.mlir
 
 // Two gemms want different accumulator layouts for one fragment (square and

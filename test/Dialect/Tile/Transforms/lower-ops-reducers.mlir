@@ -16,23 +16,22 @@
 // CPU-NOT: tile.finalize_reducer
 // CPU: return
 // GPU-LABEL: func.func @gemv_rows
-// 4 warps: the warps' partials take 4 x 64 floats of scratch.
-// GPU: tile.kernel {{.*}}tile.shared_bytes = 1024
-// GPU: %[[COPY:.*]] = memref.alloca() : memref<64xf32>
-// GPU: scf.for
-// GPU: gpu.shuffle  xor %{{.*}}, %c16
-// GPU: gpu.shuffle  xor %{{.*}}, %c1
-// GPU: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x64xf32, #gpu.address_space<workgroup>>
-// GPU: gpu.barrier
-// GPU: scf.for
-// GPU-COUNT-4: memref.load %{{.*}} : memref<4x64xf32, #gpu.address_space<workgroup>>
-// GPU: memref.store %{{.*}}, %[[COPY]]
-// GPU: gpu.barrier
-// The copy out: threads share the 64 elements, the global store guarded.
-// GPU: scf.for %{{.*}} = %{{.*}} to %c64 step %c128
-// GPU: memref.load %[[COPY]]
-// GPU: scf.if
-// GPU: memref.store %{{.*}} : memref<?xf32>
+// Updated at the loop's rows, the reducer is a fragment of their layout
+// (tile-infer-layouts: the loop's tile row-split, a row on 8 lanes, 4 rows a
+// thread): each thread adds its 16 elements into its 4 registers, the 8
+// lanes of a row combine theirs by shuffles, and no warp needs another's
+// (no scratch). Nothing goes to local memory.
+// GPU: tile.kernel {{.*}}tile.shared_bytes = 0
+// GPU: %[[ACC:.*]] = memref.alloca() : memref<4xf32>
+// GPU-COUNT-4: memref.store %{{.*}}, %[[ACC]]
+// GPU-COUNT-4: memref.load %[[ACC]][%c0]
+// GPU: gpu.shuffle  xor %{{.*}}, %c1_i32
+// GPU: gpu.shuffle  xor %{{.*}}, %c2_i32
+// GPU: gpu.shuffle  xor %{{.*}}, %c4_i32
+// GPU-NOT: gpu.shuffle  xor %{{.*}}, %c8_i32
+// GPU-NOT: gpu.barrier
+// GPU: memref.store %{{.*}}, %[[ACC]][%c3]
+// GPU-NOT: memref.alloca
 // GPU-NOT: tile.
 // GPU: return
 func.func @gemv_rows(%a: memref<64x32xf32>, %o: memref<?xf32>) {
@@ -50,6 +49,53 @@ func.func @gemv_rows(%a: memref<64x32xf32>, %o: memref<?xf32>) {
     }
     tile.finalize_reducer sum %acc : memref<64xf32, #tile.scope<local>>
     tile.copy %acc[0] [64] to %o[0] [64] : memref<64xf32, #tile.scope<local>> to memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// CPU-LABEL: func.func @gemv_columns
+// CPU-NOT: tile.finalize_reducer
+// CPU: return
+// GPU-LABEL: func.func @gemv_columns
+// Updated at the loop's columns, the reducer stays a local buffer: a copy
+// in every thread, combined element by element by a butterfly over the
+// warp's lanes, then the 4 warps' results through 4 x 32 floats of scratch;
+// copies out read each thread's copy.
+// GPU: tile.kernel {{.*}}tile.shared_bytes = 512
+// GPU: %[[COPY:.*]] = memref.alloca() : memref<32xf32>
+// GPU: scf.for
+// GPU: gpu.shuffle  xor %{{.*}}, %c16
+// GPU: gpu.shuffle  xor %{{.*}}, %c1
+// GPU: memref.store %{{.*}}, %{{.*}}[%{{.*}}, %{{.*}}] : memref<4x32xf32, #gpu.address_space<workgroup>>
+// GPU: gpu.barrier
+// GPU: scf.for
+// GPU-COUNT-4: memref.load %{{.*}} : memref<4x32xf32, #gpu.address_space<workgroup>>
+// GPU: memref.store %{{.*}}, %[[COPY]]
+// GPU: gpu.barrier
+// The copy out: threads share the 32 elements, the global store guarded.
+// GPU: scf.for %{{.*}} = %{{.*}} to %c32 step %c128
+// GPU: memref.load %[[COPY]]
+// GPU: scf.if
+// GPU: memref.store %{{.*}} : memref<?xf32>
+// GPU-NOT: tile.
+// GPU: return
+func.func @gemv_columns(%a: memref<64x32xf32>, %o: memref<?xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %acc = tile.alloc_local : memref<32xf32, #tile.scope<local>>
+    tile.clear %acc : memref<32xf32, #tile.scope<local>>
+    %f = tile.alloc_fragment : memref<64x32xf32, #tile.scope<fragment>>
+    tile.copy %a[0, 0] [64, 32] to %f[0, 0] [64, 32] : memref<64x32xf32> to memref<64x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 32) {
+      %v = memref.load %f[%i, %j] : memref<64x32xf32, #tile.scope<fragment>>
+      %r = memref.load %acc[%j] : memref<32xf32, #tile.scope<local>>
+      %s = arith.addf %r, %v : f32
+      memref.store %s, %acc[%j] : memref<32xf32, #tile.scope<local>>
+      tile.yield
+    }
+    tile.finalize_reducer sum %acc : memref<32xf32, #tile.scope<local>>
+    tile.copy %acc[0] [32] to %o[0] [32] : memref<32xf32, #tile.scope<local>> to memref<?xf32>
   }
   return
 }

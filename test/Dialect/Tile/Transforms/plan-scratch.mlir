@@ -56,9 +56,34 @@ func.func @placed() {
 
 //--- reducer.mlir
 
+// A local reducer: a copy a warp in the scratch (4 x 32 floats).
+// REDUCER-LABEL: func.func @gemv_columns
+// REDUCER: tile.kernel {{.*}} attributes {tile.shared_bytes = 512 : i64}
+// REDUCER: tile.finalize_reducer sum %{{.*}} {tile.scratch_offset = 0 : i64} : memref<32xf32, #tile.scope<local>>
+func.func @gemv_columns(%a: memref<64x32xf32>, %o: memref<?xf32>) {
+  tile.kernel (%bx) in (1) threads(128) {
+    %acc = tile.alloc_local : memref<32xf32, #tile.scope<local>>
+    tile.clear %acc : memref<32xf32, #tile.scope<local>>
+    %f = tile.alloc_fragment : memref<64x32xf32, #tile.scope<fragment>>
+    tile.copy %a[0, 0] [64, 32] to %f[0, 0] [64, 32] : memref<64x32xf32> to memref<64x32xf32, #tile.scope<fragment>>
+    tile.parallel (%i, %j) in (64, 32) {
+      %v = memref.load %f[%i, %j] : memref<64x32xf32, #tile.scope<fragment>>
+      %r = memref.load %acc[%j] : memref<32xf32, #tile.scope<local>>
+      %s = arith.addf %r, %v : f32
+      memref.store %s, %acc[%j] : memref<32xf32, #tile.scope<local>>
+      tile.yield
+    }
+    tile.finalize_reducer sum %acc : memref<32xf32, #tile.scope<local>>
+    tile.copy %acc[0] [32] to %o[0] [32] : memref<32xf32, #tile.scope<local>> to memref<?xf32>
+  }
+  return
+}
+
+// A reducer updated at the rows becomes a fragment whose replicas share
+// warps: no scratch.
 // REDUCER-LABEL: func.func @gemv_rows
-// REDUCER: tile.kernel {{.*}} attributes {tile.shared_bytes = 1024 : i64}
-// REDUCER: tile.finalize_reducer sum %{{.*}} {tile.scratch_offset = 0 : i64} : memref<64xf32, #tile.scope<local>>
+// REDUCER: tile.kernel {{.*}} attributes {tile.shared_bytes = 0 : i64}
+// REDUCER: tile.finalize_reducer sum %{{.*}} : memref<64xf32, #tile.scope<fragment>>
 func.func @gemv_rows(%a: memref<64x32xf32>, %o: memref<?xf32>) {
   tile.kernel (%bx) in (1) threads(128) {
     %acc = tile.alloc_local : memref<64xf32, #tile.scope<local>>

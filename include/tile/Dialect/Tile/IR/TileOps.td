@@ -391,9 +391,14 @@ def Tile_FinalizeReducerOp : Tile_Op<"finalize_reducer", [Tile_InKernel]> {
     into each element once (a sum's starting value). The copies then agree,
     so `tile.copy` may read the buffer as a tile of the block.
 
+    `reducer` may instead be a fragment (tile-infer-layouts makes one of a
+    reducer updated at the rows of parallel loops): each thread then holds
+    the elements its layout gives it, the threads that hold an element (its
+    replicas) a partial each, and the op combines the replicas.
+
     Every thread of the block must reach the op. On the CPU a block runs on
-    one thread whose copy is already the result; on NVIDIA GPUs the copies
-    are combined by warp shuffles, then through shared memory across warps.
+    one thread whose copy is already the result; on GPUs the copies are
+    combined by warp shuffles, then through shared memory across warps.
 
     ```mlir
     tile.finalize_reducer sum %acc : memref<128xf32, #tile.scope<local>>
