@@ -299,7 +299,12 @@ reducerRowLayout(AllocLocalOp alloc,
     if (!driver)
       return nullptr;
     FragmentLayoutAttr rows = ivs.size() == 2 ? getRowLayout(driver) : driver;
-    if (!rows || (layout && rows != layout))
+    // Every thread's slots hold elements (a vector smaller than the block
+    // stays local: the threads that hold nothing have nothing to combine).
+    if (!rows || (layout && rows != layout) ||
+        (ShapedType::getNumElements(rows.getShape()) * rows.getReplicate()) %
+                rows.getThreads() !=
+            0)
       return nullptr;
     layout = rows;
   }
