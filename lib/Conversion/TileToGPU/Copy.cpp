@@ -470,9 +470,11 @@ struct CopyLowering : public OpRewritePattern<CopyOp> {
       if (plan && plan->straightLinesFit(inFlight - chunks)) {
         chunks += plan->chunksPerThread();
         straight.push_back(*plan);
-        continue;
+      } else if (plan) {
+        plan->emit(rewriter, op.getLoc());
+      } else {
+        emitElementLoop(rewriter, op, s, src, dst, pad);
       }
-      emitThroughBlock(rewriter, op, s, src, pad);
     }
     if (!straight.empty()) {
       Value whole = straight.front().wholeTile(rewriter, loc);
@@ -677,10 +679,17 @@ private:
     Location loc = op.getLoc();
     CopyEnd dst(rewriter, loc, s.dstBuffer, op.getMixedTargetOffsets(),
                 op.getTargetSizes());
-    if (std::optional<VectorCopy> chunks = planChunks(op, s, src, dst, pad)) {
+    if (std::optional<VectorCopy> chunks = planChunks(op, s, src, dst, pad))
       chunks->emit(rewriter, loc);
-      return;
-    }
+    else
+      emitElementLoop(rewriter, op, s, src, dst, pad);
+  }
+
+  /// Thread t moves elements t, t + T, ... of the copy, each checked.
+  static void emitElementLoop(PatternRewriter &rewriter, CopyOp op,
+                              const CopySides &s, CopyEnd &src, CopyEnd &dst,
+                              Value pad) {
+    Location loc = op.getLoc();
     SmallVector<int64_t> tile = copyTile(op);
     const Storage *swizzled = swizzledTarget(s);
     buildThreadStridedLoop(

@@ -153,12 +153,8 @@ ParallelPlan tilegpu::planParallel(ParallelOp op) {
       // A reducer's replicas each hold a partial (tile.finalize_reducer
       // combines them): each thread updates its own, however many of its
       // iterations meet in one of its registers.
-      auto reducer = [&] {
-        return llvm::any_of(operand.getUsers(),
-                            llvm::IsaPred<FinalizeReducerOp>);
-      };
       if (plan.layout && positions.size() == indices.size() &&
-          (load || oneToOne() || reducer()))
+          (load || oneToOne() || isReducer(operand)))
         if (std::optional<SmallVector<int64_t>> regs = projectedRegisters(
                 plan.layout, getStorage(plan.driver)->numRegisters, s->layout,
                 positions)) {

@@ -32,11 +32,6 @@ using namespace mlir::tile::tilegpu;
 
 namespace {
 
-/// A local buffer that a tile.finalize_reducer combines.
-bool isReducer(Value buffer) {
-  return llvm::any_of(buffer.getUsers(), llvm::IsaPred<FinalizeReducerOp>);
-}
-
 /// Runs body(linear index) for the `n` elements of a buffer, in every
 /// thread.
 void forEachElement(OpBuilder &b, Location loc, int64_t n,

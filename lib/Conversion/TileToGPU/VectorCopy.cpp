@@ -97,11 +97,14 @@ int64_t VectorCopy::chunksPerThread() const {
   return llvm::divideCeil(numChunks(), threads);
 }
 
-bool VectorCopy::straightLinesFit(int64_t inFlight) const {
+bool VectorCopy::straightLinesHelp() const {
   // (Stores to global memory do not wait for each other: copies out of
   // shared memory keep the loop.)
-  int64_t perThread = chunksPerThread();
-  return src.global && perThread >= 2 && perThread <= inFlight;
+  return src.global && chunksPerThread() >= 2;
+}
+
+bool VectorCopy::straightLinesFit(int64_t inFlight) const {
+  return straightLinesHelp() && chunksPerThread() <= inFlight;
 }
 
 Value VectorCopy::wholeTile(OpBuilder &b, Location loc) {
@@ -200,7 +203,9 @@ int64_t VectorCopy::chunksInFlight(KernelOp kernel) {
 }
 
 void VectorCopy::emit(OpBuilder &b, Location loc) {
-  if (!straightLinesFit(chunksInFlight(op->getParentOfType<KernelOp>()))) {
+  // (The budget walks the kernel: asked only where straight lines help.)
+  if (!straightLinesHelp() ||
+      !straightLinesFit(chunksInFlight(op->getParentOfType<KernelOp>()))) {
     emitCheckedLoop(b, loc);
     return;
   }

@@ -34,8 +34,10 @@ public:
                                         Type dstElt, const Storage *swizzled);
 
   int64_t chunksPerThread() const;
-  /// A copy from global memory of a few chunks a thread (at least 2, at
-  /// most `inFlight`): it may take straight lines.
+  /// A copy from global memory of at least 2 chunks a thread: straight
+  /// lines would help it.
+  bool straightLinesHelp() const;
+  /// One of those of at most `inFlight` chunks a thread: it may take them.
   bool straightLinesFit(int64_t inFlight) const;
   /// Whether the whole tile is inside the tensor and aligned to the chunk.
   Value wholeTile(OpBuilder &b, Location loc);

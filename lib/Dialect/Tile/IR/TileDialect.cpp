@@ -43,6 +43,10 @@ std::optional<Scope> mlir::tile::getScope(MemRefType type) {
 
 bool mlir::tile::isGlobal(MemRefType type) { return !type.getMemorySpace(); }
 
+bool mlir::tile::isReducer(Value buffer) {
+  return llvm::any_of(buffer.getUsers(), llvm::IsaPred<FinalizeReducerOp>);
+}
+
 std::optional<SharedEpilogue> mlir::tile::getSharedEpilogue(Value tile) {
   auto type = dyn_cast<MemRefType>(tile.getType());
   if (!type || getScope(type) != Scope::Shared ||

@@ -217,9 +217,8 @@ private:
 };
 
 /// A local buffer that tile.finalize_reducer combines.
-bool isReducer(Value buffer) {
-  return buffer.getDefiningOp<AllocLocalOp>() &&
-         llvm::any_of(buffer.getUsers(), llvm::IsaPred<FinalizeReducerOp>);
+bool isLocalReducer(Value buffer) {
+  return buffer.getDefiningOp<AllocLocalOp>() && isReducer(buffer);
 }
 
 /// The fragment that `loop` follows, as the lowering picks it: the first
@@ -251,7 +250,7 @@ Value reducerLoopDriver(ParallelOp loop) {
     return nullptr;
   bool updates = false;
   loop.walk([&](memref::StoreOp store) {
-    updates |= isReducer(store.getMemRef()) &&
+    updates |= isLocalReducer(store.getMemRef()) &&
                llvm::equal(store.getIndices(), ivs.take_front());
   });
   return updates ? loopDriver(loop) : nullptr;
@@ -272,7 +271,7 @@ reducerRowLayout(AllocLocalOp alloc,
                  const DenseMap<Value, FragmentLayoutAttr> &layouts) {
   Value buffer = alloc.getResult();
   ArrayRef<int64_t> shape = alloc.getType().getShape();
-  if (shape.size() != 1 || !isReducer(buffer))
+  if (shape.size() != 1 || !isLocalReducer(buffer))
     return nullptr;
   FragmentLayoutAttr layout;
   for (Operation *user : buffer.getUsers()) {

@@ -33,6 +33,8 @@ struct LayoutResource : public SideEffects::Resource::Base<LayoutResource> {
 std::optional<Scope> getScope(MemRefType type);
 /// True for a memref in global memory.
 bool isGlobal(MemRefType type);
+/// A buffer that a tile.finalize_reducer combines (TileLang's reducers).
+bool isReducer(Value buffer);
 /// "global", "shared", "fragment" or "local".
 StringRef stringifyScopeOf(MemRefType type);
 
