@@ -1193,12 +1193,52 @@ def test_jit_outputs_at_new_addresses_still_hit_the_launch_cache(tmp_path, fake_
         cuda.set_driver(old)
 
 
-def test_tma_written_outputs_are_not_patched(tmp_path):
-    # An output written through TMA has its address in a descriptor: such
-    # launches are checked every time (never cached by launch_made).
-    d, meta = tma_bundle(tmp_path, store=True)
-    k = cuda.CudaKernel(d, meta, driver=FakeDriver())
-    assert k._addresses((True,)) is None and k._addresses((False,)) == ()
+def test_tma_written_outputs_at_new_addresses_hit_the_launch_cache(tmp_path, fake_torch,
+                                                                   monkeypatch):
+    # An output written through TMA has its address inside a descriptor:
+    # a cached launch encodes the descriptor of each new address (the rest
+    # of it as in the checked launch) and passes it in place of the old one.
+    from tilemlir.jit import JITKernel
+    d, meta = make_bundle(
+        tmp_path,
+        params=[{"name": "A", "kind": "tensor", "dtype": "float16", "shape": ["M", 64]},
+                {"name": "C", "kind": "tensor", "dtype": "float16", "shape": ["M", 64],
+                 "written": True}],
+        kernel_args=[{"kind": "ptr", "param": 0},
+                     {"kind": "tma", "param": 1, "box": [64, 64], "swizzle": 128,
+                      "store": True},
+                     {"kind": "dim", "param": 0, "dim": 0}],
+        grid=["M // 64"])
+    drv = FakeDriver(param_sizes=[8, 128, 8])
+    old = cuda.set_driver(drv)
+    try:
+        cuda.clear_tensor_map_cache()
+        fake_torch.float16 = "torch.float16"
+        addresses = iter([0x7f0001000000, 0x7f0001100000, 0x7f0001000000])
+        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
+                            dtype=None: FakeTorchTensor(shape, "float16", ptr=next(addresses)))
+        k = JITKernel(None, [1], "cuda:sm_90a", None, d)
+        checked = []
+        real = k.runtime._collect
+        monkeypatch.setattr(k.runtime, "_collect", lambda args: checked.append(1) or real(args))
+        a = FakeTorchTensor((128, 64), "float16", ptr=0x7f0000000000)
+        outs = [k(a) for _ in range(3)]
+        assert len(checked) == 1
+        # One descriptor a new address (the third call's is the first's).
+        assert [e["address"] for e in drv.encodes] == [0x7f0001000000, 0x7f0001100000]
+        assert all(e["dims"] == [64, 128] and e["strides"] == [128] for e in drv.encodes)
+        for launch, c in zip(drv.launches, outs):
+            assert struct.unpack_from("<Q", launch["params"][1]) == (c.data_ptr(),)
+            assert launch["params"][0] == struct.pack("<Q", 0x7f0000000000)
+            assert launch["params"][2] == struct.pack("<q", 128)
+        # An output at an address TMA cannot take is refused, not launched.
+        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
+                            dtype=None: FakeTorchTensor(shape, "float16", ptr=0x7f0001200008))
+        with pytest.raises(ValueError, match="16-byte aligned base address"):
+            k(a)
+        assert len(drv.launches) == 3
+    finally:
+        cuda.set_driver(old)
 
 
 def test_jit_output_size_not_fixed_by_inputs(tmp_path, fake_torch):

@@ -3,6 +3,7 @@ its combine kernel): the kernels run one after another, each seeing what
 the one before wrote. CPU runs against numpy; for CUDA, the bundle holds
 each kernel's own binary and launch, run in order by the runtime."""
 
+import ctypes
 import json
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import tilemlir
 import tilemlir.language as T
 from tilemlir.runtime import KernelSequence, load_bundle
+from test_cuda_runtime import FakeDriver, FakeTorchTensor, fake_torch  # noqa: F401
 
 
 def partial_sums_then_total(n=256, bn=64):
@@ -80,3 +82,40 @@ def test_one_kernel_bundle_is_unchanged(tmp_path, monkeypatch):
     kernel = tilemlir.compile(one, out_idx=[1], target="cuda -arch=sm_90a")
     meta = json.loads((kernel.runtime.path / "bundle.json").read_text())
     assert "kernels" not in meta and meta["binary"] == "kernel.cubin"
+
+
+def test_cuda_sequence_with_outputs_at_new_addresses_stays_on_the_launch_cache(
+        tmp_path, monkeypatch, fake_torch):
+    # A JITKernel over several kernels makes its outputs anew each call:
+    # every kernel of the sequence keys its launch cache on the inputs and
+    # takes the outputs' new addresses, as a single kernel does.
+    from tilemlir.runtime import cuda
+    monkeypatch.setenv("TILEMLIR_CACHE_DIR", str(tmp_path))
+    kernel = tilemlir.compile(partial_sums_then_total(), out_idx=[1, 2],
+                              target="cuda -arch=sm_90a")
+    drv = FakeDriver()
+    old = cuda.set_driver(drv)
+    try:
+        fake_torch.float32 = "torch.float32"
+        addresses = iter(range(0x7f0001000000, 1 << 48, 0x100000))
+        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
+                            dtype=None: FakeTorchTensor(shape, "float32", ptr=next(addresses)))
+        checked = []
+        for k in kernel.runtime.kernels:
+            real = k._collect
+            monkeypatch.setattr(k, "_collect", lambda args, real=real: checked.append(1) or
+                                real(args))
+        a = FakeTorchTensor((256,), "float32", ptr=0x7f0000000000)
+        outs = [kernel(a) for _ in range(3)]
+        assert len(checked) == 2            # each kernel checked once
+        assert len(drv.launches) == 6
+        # The kernels of the third call were given its outputs' addresses
+        # (the first writes P, the second reads P and writes S).
+        p, s = outs[2]
+        pointers = []
+        for k in kernel.runtime.kernels:
+            (entry,) = k._fast.values()
+            pointers.append({o.value for o in entry[6] if isinstance(o, ctypes.c_void_p)})
+        assert p.data_ptr() in pointers[0] and {p.data_ptr(), s.data_ptr()} <= pointers[1]
+    finally:
+        cuda.set_driver(old)

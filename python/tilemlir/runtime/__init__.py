@@ -54,6 +54,19 @@ class KernelSequence:
         for kernel in self.kernels:
             kernel.launch(args, stream=stream)
 
+    @property
+    def launch_made(self):
+        """launch_made (see CudaKernel.launch_made) of each kernel in turn,
+        where every kernel has one: the JITKernel's outputs and workspaces,
+        new each call, then keep every kernel on its launch cache."""
+        if not all(hasattr(k, "launch_made") for k in self.kernels):
+            return None
+        return self._launch_made
+
+    def _launch_made(self, args, made):
+        for kernel in self.kernels:
+            kernel.launch_made(args, made)
+
 
 def check_written(params, spans):
     """Refuses arguments the kernel would write wrongly: `spans[i]` is

@@ -655,6 +655,33 @@ def _tma_source(v, item, name, store=False):
     return padded.data_ptr(), v.shape, [s * item for s in padded.stride()], padded
 
 
+class _MadeTensorMaps:
+    """The TMA descriptors of a made tensor (a JITKernel's output) at each
+    new address, for the launch cache: the descriptor of the checked launch
+    with another address. A few addresses are kept (torch's allocator hands
+    a loop's outputs out of a few blocks)."""
+
+    _KEEP = 8
+
+    def __init__(self, arg, value, name, driver):
+        item = arg["elem"].itemsize
+        self._encode = functools.partial(
+            encode_tensor_map, dtype=arg["elem"].name, shape=tuple(value.shape),
+            strides=tuple(s * item for s in value.strides), box=arg["box"],
+            element_strides=arg["element_strides"], swizzle=arg["swizzle"],
+            l2_promotion=arg["l2_promotion"], oob_fill=arg["oob_fill"], driver=driver,
+            name=name)
+        self._maps = {}
+
+    def __call__(self, ptr):
+        tmap = self._maps.get(ptr)
+        if tmap is None:
+            if len(self._maps) >= self._KEEP:
+                self._maps.clear()
+            tmap = self._maps[ptr] = self._encode(ptr)
+        return tmap
+
+
 # --- Kernels ------------------------------------------------------------------------------
 
 class CudaKernel(BundleKernel):
@@ -873,28 +900,40 @@ class CudaKernel(BundleKernel):
                         # a launch of another thread must not change them
                         # before.
                         with self._made_lock:
-                            for i, j in addresses:
-                                objs[j].value = args[i].data_ptr()
+                            for i, j, tmaps in addresses:
+                                if tmaps is None:
+                                    objs[j].value = args[i].data_ptr()
+                                else:
+                                    objs[j] = tmap = tmaps(args[i].data_ptr())
+                                    params[j] = ctypes.addressof(tmap)
                             launch(current_stream(device), params)
                         return
         self._launch_checked(args, None, key, made)
 
-    def _addresses(self, made):
-        """(argument, index in the packed parameters) of each address of a
-        made tensor: what launch_made writes. None where a made tensor is
-        passed otherwise than by its address and sizes (a TMA descriptor,
-        which its address is encoded in): such launches are not cached."""
+    def _addresses(self, made, values):
+        """(argument, index in the packed parameters, None or the tensor
+        maps) of each address of a made tensor: what launch_made writes.
+        A made tensor written through TMA has its address in a descriptor:
+        a _MadeTensorMaps encodes the descriptor of each new address, the
+        rest of it as in this launch (the made tensor's shape and strides
+        follow from the other arguments, which the key holds). None where a
+        made tensor is passed some other way (or is empty: its descriptor
+        is not of its own shape): such launches are not cached."""
         out = []
         for j, a in enumerate(self._args):
             i = a.get("param")
             if i is not None and a["kind"] != "scalar" and made[i]:
                 if a["kind"] == "ptr":
-                    out.append((i, j))
+                    out.append((i, j, None))
+                elif a["kind"] == "tma" and 0 not in values[i].shape:
+                    out.append((i, j, _MadeTensorMaps(a, values[i], self.params[i]["name"],
+                                                      self.driver)))
                 elif a["kind"] not in ("dim", "stride"):
                     return None
         return tuple(out)
 
-    def _cache_launch(self, key, drv, ctx, device, fn, grid, params, objs, made=None):
+    def _cache_launch(self, key, drv, ctx, device, fn, grid, params, objs, made=None,
+                      values=None):
         """Remembers a checked launch for the next one with the same key:
         the launch bound to its function, grid and block where the driver
         can (Driver.bind_launch; shared by the entries of one function and
@@ -902,7 +941,7 @@ class CudaKernel(BundleKernel):
         addresses it writes."""
         addresses = None
         if made is not None:
-            addresses = self._addresses(made)
+            addresses = self._addresses(made, values)
             if addresses is None:
                 return
         launch = self._bound.get((drv, fn, grid))
@@ -953,7 +992,7 @@ class CudaKernel(BundleKernel):
             # Remembered for the next launch with the same arguments, unless
             # it needed padded copies (made anew for each launch).
             if key is not None and not keep and restore is None:
-                self._cache_launch(key, drv, ctx, device, fn, grid, params, objs, made)
+                self._cache_launch(key, drv, ctx, device, fn, grid, params, objs, made, values)
             del objs
         finally:
             keep.clear()
