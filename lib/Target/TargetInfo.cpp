@@ -103,7 +103,8 @@ class NvidiaTarget final : public TargetInfo {
 public:
   NvidiaTarget(StringRef name, int smVersion)
       : name(name), sm(smVersion),
-        gpuLowering(createNVVMGpuLowering(NvidiaTarget::getWarpSize())) {}
+        gpuLowering(
+            createNVVMGpuLowering(NvidiaTarget::getWarpSize(), smVersion)) {}
   StringRef getName() const override { return name; }
   bool isGPU() const override { return true; }
   int64_t getWarpSize() const override { return 32; }

@@ -1159,6 +1159,14 @@ def test_jit_call_path_reuses_its_plan(tmp_path, fake_torch, monkeypatch):
         cuda.set_driver(old)
 
 
+def outputs_at_new_addresses(monkeypatch, element="float32"):
+    """Every tensor a JITKernel makes (new_empty) at a new address, as a
+    caller that keeps its outputs sees them."""
+    addresses = iter(range(0x7f0001000000, 1 << 48, 0x100000))
+    monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
+                        dtype=None: FakeTorchTensor(shape, element, ptr=next(addresses)))
+
+
 def test_jit_outputs_at_new_addresses_still_hit_the_launch_cache(tmp_path, fake_torch,
                                                                  monkeypatch):
     # A caller that keeps its outputs gets each at a new address: the
@@ -1168,9 +1176,7 @@ def test_jit_outputs_at_new_addresses_still_hit_the_launch_cache(tmp_path, fake_
     old = cuda.set_driver(drv)
     try:
         fake_torch.float32 = "torch.float32"
-        addresses = iter(range(0x7f0001000000, 1 << 48, 0x100000))
-        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
-                            dtype=None: FakeTorchTensor(shape, "float32", ptr=next(addresses)))
+        outputs_at_new_addresses(monkeypatch)
         k = jit_add(tmp_path)
         checked = []
         real = k.runtime._collect

@@ -12,7 +12,8 @@ import pytest
 import tilemlir
 import tilemlir.language as T
 from tilemlir.runtime import KernelSequence, load_bundle
-from test_cuda_runtime import FakeDriver, FakeTorchTensor, fake_torch  # noqa: F401
+from test_cuda_runtime import (FakeDriver, FakeTorchTensor, fake_torch,  # noqa: F401
+                               outputs_at_new_addresses)
 
 
 def partial_sums_then_total(n=256, bn=64):
@@ -97,9 +98,7 @@ def test_cuda_sequence_with_outputs_at_new_addresses_stays_on_the_launch_cache(
     old = cuda.set_driver(drv)
     try:
         fake_torch.float32 = "torch.float32"
-        addresses = iter(range(0x7f0001000000, 1 << 48, 0x100000))
-        monkeypatch.setattr(FakeTorchTensor, "new_empty", raising=False, value=lambda self, shape,
-                            dtype=None: FakeTorchTensor(shape, "float32", ptr=next(addresses)))
+        outputs_at_new_addresses(monkeypatch)
         checked = []
         for k in kernel.runtime.kernels:
             real = k._collect

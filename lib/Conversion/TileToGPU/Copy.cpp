@@ -33,27 +33,6 @@ using namespace mlir::tile::tilegpu;
 
 namespace {
 
-/// True when, in every thread, registers r + 1 .. r + n - 1 of `layout`
-/// hold the elements after register r's along the last dimension.
-bool holdsRun(FragmentLayoutAttr layout, int64_t r, int64_t n) {
-  MLIRContext *ctx = layout.getContext();
-  ArrayRef<AffineExpr> results = layout.getInverse().getResults();
-  for (size_t d = 0; d < results.size(); ++d) {
-    AffineExpr e = results[d];
-    auto at = [&](int64_t reg) {
-      return e.replaceDims(
-          {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
-    };
-    for (int64_t k = 1; k < n; ++k) {
-      AffineExpr diff = simplifyAffineExpr(at(r + k) - at(r), 1, 0);
-      auto c = dyn_cast<AffineConstantExpr>(diff);
-      if (!c || c.getValue() != (d + 1 == results.size() ? k : 0))
-        return false;
-    }
-  }
-  return true;
-}
-
 /// True when register r + 1 holds the element after register r's.
 bool holdsNeighbours(FragmentLayoutAttr layout, int64_t r) {
   return holdsRun(layout, r, 2);
@@ -73,16 +52,7 @@ int64_t vectorRun(const CopyEnd &global, FragmentLayoutAttr layout,
       global.tileDims.back() != global.type.getRank() - 1 ||
       n % layout.getThreads() != 0)
     return 1;
-  auto allRuns = [&](int64_t run) {
-    for (int64_t r = 0; r < registers; r += run)
-      if (!holdsRun(layout, r, run))
-        return false;
-    return true;
-  };
-  int64_t run = 16 / (elt.getIntOrFloatBitWidth() / 8);
-  while (run > 1 && (registers % run != 0 || !allRuns(run)))
-    run /= 2;
-  return std::max<int64_t>(run, 1);
+  return registerRun(layout, registers, 16 / (elt.getIntOrFloatBitWidth() / 8));
 }
 
 /// The `run` elements of a vector load of global memory at `idx`, aligned

@@ -19,6 +19,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/AffineExpr.h"
 
+#include "llvm/ADT/bit.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -109,6 +111,40 @@ void forEachHeldElement(
                       : registerHoldsElement(b, loc, layout, tid, r),
             [&](OpBuilder &tb, Location tl) { body(tb, tl, r, idx); });
   }
+}
+
+bool holdsRun(FragmentLayoutAttr layout, int64_t r, int64_t n) {
+  MLIRContext *ctx = layout.getContext();
+  ArrayRef<AffineExpr> results = layout.getInverse().getResults();
+  for (size_t d = 0; d < results.size(); ++d) {
+    AffineExpr e = results[d];
+    auto at = [&](int64_t reg) {
+      return e.replaceDims(
+          {getAffineDimExpr(0, ctx), getAffineConstantExpr(reg, ctx)});
+    };
+    for (int64_t k = 1; k < n; ++k) {
+      AffineExpr diff = simplifyAffineExpr(at(r + k) - at(r), 1, 0);
+      auto c = dyn_cast<AffineConstantExpr>(diff);
+      if (!c || c.getValue() != (d + 1 == results.size() ? k : 0))
+        return false;
+    }
+  }
+  return true;
+}
+
+int64_t registerRun(FragmentLayoutAttr layout, int64_t registers,
+                    int64_t maxRun) {
+  auto allRuns = [&](int64_t run) {
+    for (int64_t r = 0; r < registers; r += run)
+      if (!holdsRun(layout, r, run))
+        return false;
+    return true;
+  };
+  int64_t run = static_cast<int64_t>(
+      llvm::bit_floor(static_cast<uint64_t>(std::max<int64_t>(maxRun, 1))));
+  while (run > 1 && (registers % run != 0 || !allRuns(run)))
+    run /= 2;
+  return run;
 }
 
 int64_t numElements(ArrayRef<int64_t> shape) {

@@ -33,3 +33,8 @@ Value GpuLowering::shuffleXor(OpBuilder &b, Location loc, Value v,
 Value GpuLowering::emitFastExp2(OpBuilder &, Location, Value) const {
   llvm_unreachable("emitFastExp2 on a target without hasFastExp2");
 }
+
+void GpuLowering::emitAtomicAddVector(OpBuilder &, Location, Value,
+                                      ValueRange) const {
+  llvm_unreachable("emitAtomicAddVector on a target without vector atomics");
+}

@@ -10,7 +10,7 @@ using namespace mlir::tile;
 void mlir::tile::populateTileToGPUPatterns(RewritePatternSet &patterns,
                                            const GpuLowering &lowering) {
   populateFillToGPUPatterns(patterns);
-  populateAtomicToGPUPatterns(patterns);
+  populateAtomicToGPUPatterns(patterns, lowering);
   populateCopyToGPUPatterns(patterns, lowering);
   populateParallelToGPUPatterns(patterns);
   populateReduceToGPUPatterns(patterns, lowering);

@@ -2,7 +2,8 @@
 //
 // The entry points of the NVIDIA lowering: its GpuLowering (the warp of 32
 // lanes, ex2.approx as the fast exp2, the async-proxy fence before wgmma
-// reads what threads wrote), the patterns of tile-lower-ops (the
+// reads what threads wrote, red.global.add of 16-byte vectors on sm_90),
+// the patterns of tile-lower-ops (the
 // target-neutral ones of lib/Conversion/TileToGPU and the gemms), what is
 // left to do after them, and tile-lower-kernel's gpu.launch.
 //
@@ -38,7 +39,8 @@ namespace {
 
 class NVVMGpuLowering final : public GpuLowering {
 public:
-  using GpuLowering::GpuLowering;
+  NVVMGpuLowering(int64_t warpSize, int64_t sm)
+      : GpuLowering(warpSize), sm(sm) {}
 
   bool hasFastExp2() const override { return true; }
   /// One `ex2.approx.ftz.f32` (libdevice's exp2f adds a denormal range
@@ -49,6 +51,50 @@ public:
                b.getStringAttr("llvm.nvvm.ex2.approx.ftz.f32"), ValueRange{x})
         .getResult(0);
   }
+  /// sm_90's red.global.add of a vector of 16 bytes (f32, f16, bf16);
+  /// before it, f16 pairs (red.global.add.noftz.f16x2).
+  int64_t getAtomicAddLanes(Type elt) const override {
+    if (sm >= 90 && (elt.isF32() || elt.isF16() || elt.isBF16()))
+      return 128 / elt.getIntOrFloatBitWidth();
+    return elt.isF16() ? 2 : 1;
+  }
+  void emitAtomicAddVector(OpBuilder &b, Location loc, Value address,
+                           ValueRange values) const override {
+    Type elt = values.front().getType();
+    bool f32 = elt.isF32();
+    SmallVector<Value> operands{
+        arith::IndexCastUIOp::create(b, loc, b.getI64Type(), address)};
+    std::string constraints = "l";
+    std::string list;
+    for (auto [k, v] : llvm::enumerate(values)) {
+      // 16-bit floats travel as b16 ("h") registers.
+      operands.push_back(
+          f32 ? v : arith::BitcastOp::create(b, loc, b.getI16Type(), v));
+      constraints += f32 ? ",f" : ",h";
+      list += (k ? ", $" : "$") + std::to_string(k + 1);
+    }
+    constraints += ",~{memory}";
+    std::string type = f32 ? "f32" : elt.isF16() ? "f16" : "bf16";
+    std::string instruction =
+        sm >= 90 ? "red.global.add" + std::string(f32 ? "" : ".noftz") +
+                       ".v" + std::to_string(values.size()) + "." + type + " [g], {" +
+                       list + "};"
+                 : "mov.b32 p, {" + list +
+                       "};\n\tred.global.add.noftz.f16x2 [g], p;";
+    std::string text = "{\n\t.reg .b64 g;\n\t" +
+                       std::string(sm >= 90 ? "" : ".reg .b32 p;\n\t") +
+                       "cvta.to.global.u64 g, $0;\n\t" + instruction + "\n\t}";
+    auto red = LLVM::InlineAsmOp::create(
+        b, loc, TypeRange{}, operands, text, constraints,
+        /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+        /*operand_attrs=*/nullptr);
+    // Vector red needs PTX ISA 8.1 (tile-gpu-module-to-binary raises the
+    // kernel's version to it).
+    if (sm >= 90)
+      red->setAttr(TileDialect::MinPtxAttrHelper::getNameStr(),
+                   b.getI64IntegerAttr(81));
+  }
   /// wgmma reads shared memory through the async proxy.
   void fenceSharedForAsyncReads(OpBuilder &b, Location loc) const override {
     NVVM::FenceProxyOp::create(
@@ -56,13 +102,16 @@ public:
         NVVM::SharedSpaceAttr::get(b.getContext(),
                                    NVVM::SharedSpace::shared_cta));
   }
+
+private:
+  int64_t sm;
 };
 
 } // namespace
 
 std::unique_ptr<GpuLowering>
-mlir::tile::createNVVMGpuLowering(int64_t warpSize) {
-  return std::make_unique<NVVMGpuLowering>(warpSize);
+mlir::tile::createNVVMGpuLowering(int64_t warpSize, int64_t sm) {
+  return std::make_unique<NVVMGpuLowering>(warpSize, sm);
 }
 
 void mlir::tile::populateTileToNVVMOpPatterns(RewritePatternSet &patterns,

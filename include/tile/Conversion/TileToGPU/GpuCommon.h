@@ -126,6 +126,17 @@ void forEachHeldElement(
     function_ref<void(OpBuilder &, Location, int64_t, ArrayRef<Value>)> body,
     bool ownedOnly = false);
 
+/// True when, in every thread, registers r + 1 .. r + n - 1 of `layout`
+/// hold the elements after register r's along the last dimension.
+bool holdsRun(FragmentLayoutAttr layout, int64_t r, int64_t n);
+
+/// The most registers, a power of two up to `maxRun` that divides
+/// `registers`, such that every run of that many registers of `layout`
+/// (from register 0 on) holds consecutive elements along the last
+/// dimension (holdsRun); 1 when none.
+int64_t registerRun(FragmentLayoutAttr layout, int64_t registers,
+                    int64_t maxRun);
+
 /// A fragment's elements in shared memory, for uses that need elements
 /// other threads hold (reductions, gemm operands, loops reading another
 /// shape): every thread stores its registers into the fragment's scratch

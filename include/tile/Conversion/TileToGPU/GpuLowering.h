@@ -3,7 +3,8 @@
 // The one interface between the target-neutral GPU patterns
 // (lib/Conversion/TileToGPU) and a GPU target: the warp size (the target's
 // TargetInfo::getWarpSize) and the few instructions the patterns build that
-// the gpu dialect does not express alike on every target. The thread index
+// the gpu dialect does not express alike on every target (fast exp2,
+// vector atomics). The thread index
 // and the block barrier are gpu.thread_id and gpu.barrier, which every
 // target's upstream conversion lowers (GpuCommon.h's threadId / barrier).
 // A target's TargetInfo owns one (NvidiaTarget: createNVVMGpuLowering with
@@ -43,6 +44,16 @@ public:
   /// units read next (sm_90a: wgmma reads swizzled panels through the async
   /// proxy): makes the writes visible to them. Nothing by default.
   virtual void fenceSharedForAsyncReads(OpBuilder &b, Location loc) const {}
+
+  /// Elements of `elt` that one atomic addition into global memory adds
+  /// (consecutive elements, their vector aligned to its size) on this
+  /// target; 1 where it adds none wider than an element.
+  virtual int64_t getAtomicAddLanes(Type elt) const { return 1; }
+  /// Adds `values` (getAtomicAddLanes(elt) scalars of `elt`) atomically to
+  /// the consecutive elements of global memory from byte `address` (an
+  /// index, aligned to the vector's size) on; only where that is above 1.
+  virtual void emitAtomicAddVector(OpBuilder &b, Location loc, Value address,
+                                   ValueRange values) const;
 
 private:
   int64_t warpSize;

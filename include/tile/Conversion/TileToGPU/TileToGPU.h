@@ -29,8 +29,12 @@ void populateTileToGPUPatterns(RewritePatternSet &patterns,
 void populateFillToGPUPatterns(RewritePatternSet &patterns);
 
 /// tile.atomic_add / atomic_max / atomic_min of scalars, fragments and
-/// shared buffers into global or shared memory.
-void populateAtomicToGPUPatterns(RewritePatternSet &patterns);
+/// shared buffers into global or shared memory (fragment additions into
+/// global memory as the target's vector atomics where it has them), and
+/// tile.parallel loops that only combine a fragment's elements into a
+/// tensor as one such op.
+void populateAtomicToGPUPatterns(RewritePatternSet &patterns,
+                                 const GpuLowering &lowering);
 
 /// tile.copy between global memory, shared buffers and fragments (copies
 /// out of reducers: populateReducerToGPUPatterns).

@@ -37,8 +37,10 @@ LogicalResult planScratchForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                  int64_t sharedLimit, int64_t warpSize);
 
 /// The GpuLowering of NVIDIA GPUs (warps of `warpSize` lanes:
-/// TargetInfo::getWarpSize), which NvidiaTarget owns.
-std::unique_ptr<GpuLowering> createNVVMGpuLowering(int64_t warpSize);
+/// TargetInfo::getWarpSize) of compute capability `sm` (80 for sm_80, 90
+/// for sm_90a: vector atomics), which NvidiaTarget owns.
+std::unique_ptr<GpuLowering> createNVVMGpuLowering(int64_t warpSize,
+                                                   int64_t sm);
 
 /// Patterns that lower every tile op except tile.kernel for NVIDIA GPUs:
 /// the target-neutral ones (populateTileToGPUPatterns) with `lowering`, and

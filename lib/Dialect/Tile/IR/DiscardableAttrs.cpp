@@ -68,6 +68,8 @@ const AttrRule kRules[] = {
      {"tile.pipelined"}},
     {TileDialect::DisableTmaAttrHelper::getNameStr(), "a unit attribute",
      isUnit, {"tile.copy"}},
+    {TileDialect::MinPtxAttrHelper::getNameStr(), "a positive i64",
+     isPositive, {"llvm.inline_asm"}},
     {TileDialect::TmaAttrHelper::getNameStr(),
      "{param = i64, box = array<i64>, swizzle = i64[, store = bool]}",
      isTmaInfo, {}},

@@ -7,10 +7,12 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tile/Dialect/Tile/IR/TileDialect.h"
 #include "tile/Dialect/Tile/Transforms/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Target/LLVM/ROCDL/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -30,6 +32,60 @@ namespace {
 
 /// The property of a gpu.object that holds its assembly.
 constexpr StringLiteral kIsaProperty = "isa";
+
+/// The attribute (an integer: 81 for PTX ISA 8.1) that a lowering puts on
+/// an op that needs at least that PTX version.
+constexpr StringLiteral kMinPtxAttr =
+    TileDialect::MinPtxAttrHelper::getNameStr();
+
+/// `features` with its PTX version ("+ptxNN") at least `ptx`.
+std::string withPtxAtLeast(StringRef features, int64_t ptx) {
+  SmallVector<StringRef> parts;
+  features.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  std::string out;
+  bool found = false;
+  for (StringRef part : parts) {
+    std::string piece = part.str();
+    int64_t version;
+    if (part.consume_front("+ptx") && !part.getAsInteger(10, version)) {
+      found = true;
+      if (version < ptx)
+        piece = "+ptx" + std::to_string(ptx);
+    }
+    out += (out.empty() ? "" : ",") + piece;
+  }
+  if (!found)
+    out += (out.empty() ? "+ptx" : ",+ptx") + std::to_string(ptx);
+  return out;
+}
+
+/// Raises the PTX version of the NVVM targets of each gpu.module in `root`
+/// to what its ops marked `tile.min_ptx` need (the marks are dropped).
+void raisePtxVersions(ModuleOp root) {
+  for (auto module : root.getBody()->getOps<gpu::GPUModuleOp>()) {
+    int64_t need = 0;
+    module.walk([&](Operation *op) {
+      if (auto mark = op->getAttrOfType<IntegerAttr>(kMinPtxAttr)) {
+        need = std::max(need, mark.getInt());
+        op->removeAttr(kMinPtxAttr);
+      }
+    });
+    ArrayAttr targets = module.getTargetsAttr();
+    if (!need || !targets)
+      continue;
+    SmallVector<Attribute> raised;
+    for (Attribute t : targets) {
+      auto nvvm = dyn_cast<NVVM::NVVMTargetAttr>(t);
+      raised.push_back(
+          nvvm ? NVVM::NVVMTargetAttr::get(
+                     nvvm.getContext(), nvvm.getO(), nvvm.getTriple(),
+                     nvvm.getChip(), withPtxAtLeast(nvvm.getFeatures(), need),
+                     nvvm.getFlags(), nvvm.getLink(), nvvm.getVerifyTarget())
+               : t);
+    }
+    module.setTargetsAttr(ArrayAttr::get(module.getContext(), raised));
+  }
+}
 
 /// The gpu.module ops directly in `op` (those upstream serializes), with
 /// how many objects (one per target) each will become.
@@ -96,6 +152,7 @@ struct TileGpuModuleToBinaryPass
       return signalPassFailure();
     }
 
+    raisePtxVersions(root);
     SmallVector<std::pair<StringAttr, size_t>> modules =
         modulesToSerialize(root);
     // ROCDL's serializer does not report the assembly it assembles: the

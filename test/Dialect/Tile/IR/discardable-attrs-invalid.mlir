@@ -73,3 +73,18 @@ func.func @tma_on_an_op() attributes {tile.tma = {param = 0 : i64, box = array<i
 func.func @switch_on_an_argument(%x: i32 {tile.warp_specialize = false}) {
   return
 }
+
+// -----
+
+// expected-error @below {{'tile.min_ptx' is only valid on 'llvm.inline_asm'}}
+func.func @min_ptx_on_a_function() attributes {tile.min_ptx = 81 : i64} {
+  return
+}
+
+// -----
+
+func.func @min_ptx_not_positive(%x: i32) {
+  // expected-error @below {{'tile.min_ptx' must be a positive i64, got 0 : i64}}
+  "llvm.inline_asm"(%x) <{asm_string = "", constraints = "r", has_side_effects}> {tile.min_ptx = 0 : i64} : (i32) -> ()
+  return
+}

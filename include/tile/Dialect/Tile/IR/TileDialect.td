@@ -45,7 +45,10 @@ def Tile_Dialect : Dialect {
   //   scratch), `wgmma_pending` (tile.gemm), `shared_bytes` and
   //   `producer_threads` (tile.kernel), `consumer_threads` (the consumers'
   //   scf.if), and `tma` on the function argument that carries a TMA
-  //   descriptor.
+  //   descriptor;
+  // - the NVIDIA lowering to tile-gpu-module-to-binary: `min_ptx` (an
+  //   llvm.inline_asm whose instruction needs that PTX ISA version, 81 for
+  //   8.1), which raises the kernel's PTX version and drops the mark.
   let discardableAttrs = (ins
     "::mlir::UnitAttr":$disable_tma,
     "::mlir::BoolAttr":$warp_specialize,
@@ -55,7 +58,8 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$shared_bytes,
     "::mlir::IntegerAttr":$producer_threads,
     "::mlir::IntegerAttr":$consumer_threads,
-    "::mlir::DictionaryAttr":$tma
+    "::mlir::DictionaryAttr":$tma,
+    "::mlir::IntegerAttr":$min_ptx
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
