@@ -33,10 +33,8 @@ using namespace mlir::tile::tilegpu;
 namespace {
 
 Value dimSize(OpBuilder &b, Location loc, Value buffer, int64_t d) {
-  auto type = cast<MemRefType>(buffer.getType());
-  if (!type.isDynamicDim(d))
-    return indexConst(b, loc, type.getDimSize(d));
-  return memref::DimOp::create(b, loc, buffer, d);
+  return getValueOrCreateConstantIndexOp(
+      b, loc, memref::getMixedSize(b, loc, buffer, d));
 }
 
 /// The byte address (an index) of element `idx` of the row-major `buffer`.
@@ -182,6 +180,8 @@ private:
       SmallVector<Value> idx = addOffsets(
           b, loc, offsets, indicesOfRegister(b, loc, value.layout, tid, r));
       Value address = elementAddress(b, loc, buffer, idx);
+      // Inside the tensor: the first element (unsigned compares: a
+      // negative index is outside) and the run's end.
       Value end = arith::AddIOp::create(b, loc, idx[last],
                                         indexConst(b, loc, run));
       Value fits = arith::AndIOp::create(

@@ -279,6 +279,19 @@ Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
   return convertElements(b, loc, value, to);
 }
 
+void copyChunkByElements(
+    OpBuilder &b, Location loc, CopyEnd &src, ArrayRef<Value> si,
+    ArrayRef<Value> di, int64_t vec, Value pad, Type to,
+    function_ref<void(OpBuilder &, Location, ArrayRef<Value>, Value)> store) {
+  for (int64_t e = 0; e < vec; ++e) {
+    SmallVector<Value> se(si), de(di);
+    Value off = indexConst(b, loc, e);
+    se.back() = arith::AddIOp::create(b, loc, se.back(), off);
+    de.back() = arith::AddIOp::create(b, loc, de.back(), off);
+    store(b, loc, de, loadSourceElement(b, loc, src, se, pad, to));
+  }
+}
+
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
                         ArrayRef<Value> idx, Value value) {
   buildIf(b, loc, dst.cond(b, loc, idx), [&](OpBuilder &tb, Location tl) {

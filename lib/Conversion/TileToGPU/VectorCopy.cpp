@@ -163,15 +163,13 @@ void VectorCopy::moveCheckedChunk(OpBuilder &b, Location loc, Value linear,
         scf::YieldOp::create(tb, tl);
       },
       [&](OpBuilder &eb, Location el) {
-        for (int64_t e = 0; e < vec; ++e) {
-          SmallVector<Value> se = si, de = di;
-          Value off = indexConst(eb, el, e);
-          se.back() = arith::AddIOp::create(eb, el, se.back(), off);
-          de.back() = arith::AddIOp::create(eb, el, de.back(), off);
-          Value v = loadSourceElement(eb, el, src, se, pad, dstElt);
-          storeTargetElement(eb, el, dst,
-                             physicalIndices(eb, el, swizzled, de), v);
-        }
+        copyChunkByElements(
+            eb, el, src, si, di, vec, pad, dstElt,
+            [&](OpBuilder &sb, Location sl, ArrayRef<Value> de, Value v) {
+              storeTargetElement(
+                  sb, sl, dst,
+                  physicalIndices(sb, sl, swizzled, llvm::to_vector(de)), v);
+            });
         scf::YieldOp::create(eb, el);
       });
 }

@@ -183,15 +183,13 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
             },
             [&](OpBuilder &eb, Location el) {
               Value pad = zeroOf(eb, el, elt);
-              for (int64_t e = 0; e < vec; ++e) {
-                SmallVector<Value> se = si, de = dstIdx;
-                Value off = indexConst(eb, el, e);
-                se.back() = arith::AddIOp::create(eb, el, se.back(), off);
-                de.back() = arith::AddIOp::create(eb, el, de.back(), off);
-                Value v = loadSourceElement(eb, el, src, se, pad, elt);
-                memref::StoreOp::create(eb, el, v, producer.stages,
-                                        stageIndices(eb, el, de));
-              }
+              tilegpu::copyChunkByElements(
+                  eb, el, src, si, dstIdx, vec, pad, elt,
+                  [&](OpBuilder &sb, Location sl, ArrayRef<Value> de,
+                      Value v) {
+                    memref::StoreOp::create(sb, sl, v, producer.stages,
+                                            stageIndices(sb, sl, de));
+                  });
               scf::YieldOp::create(eb, el);
             });
       });

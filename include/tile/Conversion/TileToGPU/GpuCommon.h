@@ -184,6 +184,15 @@ SmallVector<Value> tileIndicesOf(ArrayRef<Value> indices,
 Value loadSourceElement(OpBuilder &b, Location loc, CopyEnd &src,
                         ArrayRef<Value> idx, Value pad, Type to);
 
+/// A chunk of `vec` elements along the last dimension moved element by
+/// element: for each element e, the source element at `si` + e
+/// (loadSourceElement: the pad outside a global tensor) converted to `to`,
+/// handed to `store` with the target indices `di` + e.
+void copyChunkByElements(
+    OpBuilder &b, Location loc, CopyEnd &src, ArrayRef<Value> si,
+    ArrayRef<Value> di, int64_t vec, Value pad, Type to,
+    function_ref<void(OpBuilder &, Location, ArrayRef<Value>, Value)> store);
+
 /// Stores `value` at `idx` of a copy's target (nothing outside a global
 /// tensor).
 void storeTargetElement(OpBuilder &b, Location loc, CopyEnd &dst,
