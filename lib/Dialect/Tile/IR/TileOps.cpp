@@ -415,6 +415,13 @@ template <typename AllocOpT> static LogicalResult verifyAlloc(AllocOpT op) {
   if (type.getRank() == 0)
     return op.emitOpError() << "needs a buffer of rank >= 1 (use shape [1] "
                                "for a scalar)";
+  // (No index is inside a buffer without elements: every access to one is
+  // out of bounds, and folding would turn its indices into constants the
+  // bounds check refuses.)
+  if (llvm::is_contained(type.getShape(), 0))
+    return op.emitOpError() << "needs a buffer of at least one element in "
+                               "every dimension, got "
+                            << type;
   if (!type.getLayout().isIdentity())
     return op.emitOpError() << "buffer must have the identity layout; "
                                "swizzles are set with tile.annotate_layout";

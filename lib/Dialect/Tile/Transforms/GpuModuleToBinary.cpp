@@ -87,6 +87,36 @@ void raisePtxVersions(ModuleOp root) {
   }
 }
 
+/// Refuses a gpu.module whose kernels were lowered for one vendor but that
+/// is to be serialized for the other's target (an `nvvm.kernel` function
+/// for a #rocdl.target, a `rocdl.kernel` one for a #nvvm.target): the
+/// backend would abort on their calling convention.
+LogicalResult checkKernelVendors(ModuleOp root) {
+  bool ok = true;
+  for (auto module : root.getBody()->getOps<gpu::GPUModuleOp>()) {
+    ArrayAttr targets = module.getTargetsAttr();
+    if (!targets)
+      continue;
+    for (Attribute t : targets) {
+      StringRef foreign = isa<NVVM::NVVMTargetAttr>(t)    ? "rocdl.kernel"
+                          : isa<ROCDL::ROCDLTargetAttr>(t) ? "nvvm.kernel"
+                                                           : "";
+      if (foreign.empty())
+        continue;
+      module.walk([&](Operation *op) {
+        if (!op->hasAttr(foreign))
+          return WalkResult::advance();
+        op->emitError() << "kernel lowered for another vendor ('" << foreign
+                        << "') in gpu.module @" << module.getName()
+                        << ", which is serialized for " << t;
+        ok = false;
+        return WalkResult::interrupt();
+      });
+    }
+  }
+  return success(ok);
+}
+
 /// The gpu.module ops directly in `op` (those upstream serializes), with
 /// how many objects (one per target) each will become.
 SmallVector<std::pair<StringAttr, size_t>> modulesToSerialize(Operation *op) {
@@ -152,6 +182,8 @@ struct TileGpuModuleToBinaryPass
       return signalPassFailure();
     }
 
+    if (failed(checkKernelVendors(root)))
+      return signalPassFailure();
     raisePtxVersions(root);
     SmallVector<std::pair<StringAttr, size_t>> modules =
         modulesToSerialize(root);

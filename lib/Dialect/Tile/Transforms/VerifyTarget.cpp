@@ -342,6 +342,18 @@ struct TileVerifyTargetPass
     if (!info)
       return signalPassFailure();
     bool ok = succeeded(verifyMemRefTypes(getOperation()));
+    // The pipelines compile the functions of the top-level module; one
+    // inside another (two top-level ops in a file are wrapped in a module)
+    // would reach the conversions half-configured.
+    getOperation().walk([&](ModuleOp nested) {
+      if (nested == getOperation())
+        return WalkResult::advance();
+      nested.emitError() << "a nested builtin.module is not compiled: the "
+                            "tile pipelines take the functions of the "
+                            "top-level module (one top-level op a file)";
+      ok = false;
+      return WalkResult::skip();
+    });
     getOperation().walk(
         [&](KernelOp kernel) { ok &= succeeded(verifyKernel(kernel, *info)); });
     if (!ok)

@@ -105,3 +105,13 @@ func.func @not_a_memref() {
   }
   return
 }
+
+// -----
+
+func.func @empty_dimension() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_local' op needs a buffer of at least one element in every dimension, got 'memref<4x0xf32, #tile.scope<local>>'}}
+    %a = tile.alloc_local : memref<4x0xf32, #tile.scope<local>>
+  }
+  return
+}

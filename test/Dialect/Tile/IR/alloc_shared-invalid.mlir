@@ -165,3 +165,13 @@ func.func @negative_plan() {
   }
   return
 }
+
+// -----
+
+func.func @empty_dimension() {
+  tile.kernel (%bx) in (1) threads(128) {
+    // expected-error @below {{'tile.alloc_shared' op needs a buffer of at least one element in every dimension, got 'memref<4x0xf32, #tile.scope<shared>>'}}
+    %a = tile.alloc_shared : memref<4x0xf32, #tile.scope<shared>>
+  }
+  return
+}
