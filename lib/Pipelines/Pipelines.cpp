@@ -92,6 +92,7 @@ void mlir::tile::buildTileToGPUKernelsPipeline(OpPassManager &pm,
   pm.addPass(createTileGuardMemoryAccess());
   pm.addPass(createTileApplyTensorLayouts());
   pm.addPass(createTileSelectMma(TileSelectMmaOptions{target}));
+  pm.addPass(createTileWarpSpecialize(TileWarpSpecializeOptions{target}));
   pm.addPass(createTileInferLayouts(TileInferLayoutsOptions{target}));
   pm.addPass(createTilePlanShared(TilePlanSharedOptions{target}));
   pm.addPass(createTilePlaceBuffers(TilePlaceBuffersOptions{target}));

@@ -258,6 +258,9 @@ public:
             function_ref<FragmentLayoutAttr(Value)> layoutOf) const override {
     return settleMmaForNVVM(kernel, sm, layoutOf);
   }
+  LogicalResult specializeWarps(KernelOp kernel) const override {
+    return specializeWarpsForNVVM(kernel, sm);
+  }
   LogicalResult placeBuffers(RewriterBase &rewriter,
                              KernelOp kernel) const override {
     return placeBuffersForGPU(rewriter, kernel,

@@ -149,7 +149,8 @@ def test_stage_pipelines(chip):
     assert lower_ops[-1] == "tile-lower-ops"
     for name in ("tile-insert-barriers", "tile-guard-memory-access", "tile-apply-tensor-layouts"):
         assert name in lower_ops, name
-    gpu_middle_end = ["tile-select-mma", "tile-infer-layouts", "tile-plan-shared",
+    gpu_middle_end = ["tile-select-mma", "tile-warp-specialize", "tile-infer-layouts",
+                      "tile-plan-shared",
                       "tile-place-buffers", "tile-software-pipeline", "tile-plan-scratch"]
     if chip == "cpu":
         assert not set(gpu_middle_end) & set(llvm)

@@ -46,7 +46,7 @@ int main(void) {
 
   // CHECK: sm_80 lower-ops: builtin.module(tile-verify-target{target=sm_80},
   // CHECK-SAME: tile-insert-barriers,tile-guard-memory-access,tile-apply-tensor-layouts,
-  // CHECK-SAME: tile-select-mma{target=sm_80},tile-infer-layouts{target=sm_80},
+  // CHECK-SAME: tile-select-mma{target=sm_80},tile-warp-specialize{target=sm_80},tile-infer-layouts{target=sm_80},
   // CHECK-SAME: tile-plan-shared{target=sm_80},tile-place-buffers{target=sm_80},
   // CHECK-SAME: tile-software-pipeline{target=sm_80},tile-plan-scratch{target=sm_80},
   // CHECK-SAME: tile-lower-ops{target=sm_80})

@@ -153,7 +153,7 @@ BASE_PIPELINES = [
     "--tile-lower-kernel",
     "--tile-lower-kernel=target=sm_80",
     "--tile-infer-layouts=target=sm_90a",
-    "--tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a",
+    "--tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a",
     "--tile-to-nvvm='chip=sm_80 format=isa'",
 ]
 

@@ -6,7 +6,7 @@
 // in the inferred layout, for when it runs without tile-verify-target.
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_90a format=isa" -split-input-file -verify-diagnostics -o /dev/null
 // RUN: tile-opt %s --tile-to-nvvm="chip=sm_80 format=isa" -split-input-file -verify-diagnostics -o /dev/null
-// RUN: not tile-opt %s --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
+// RUN: not tile-opt %s --tile-select-mma=target=sm_80 --tile-warp-specialize=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=LOWER
 // RUN: not tile-opt %s --tile-to-cpu -split-input-file -o /dev/null 2>&1 | FileCheck %s --check-prefix=CPU
 
 // LOWER: huge-buffers.mlir:[[#]]:10: error: 'tile.alloc_fragment' op needs 16777216 32-bit registers a thread in its layout; the target takes at most 1020

@@ -112,6 +112,14 @@ public:
     return success();
   }
 
+  /// tile-warp-specialize (GPUs), once the gemms have their #tile.mma:
+  /// decides which kernels get warpgroups of their own that only load
+  /// (`tile.producer_threads` on the kernel), which tile-software-pipeline
+  /// then builds.
+  virtual LogicalResult specializeWarps(KernelOp kernel) const {
+    return success();
+  }
+
   /// tile-place-buffers (GPUs): gives each buffer of `kernel` its storage,
   /// a tile.bind_storage of it (shared buffers at tile-plan-shared's
   /// planned offset, fragments under their layout).

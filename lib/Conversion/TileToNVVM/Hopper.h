@@ -338,13 +338,14 @@ struct TmaRing {
 // The producer warpgroup (WarpSpecialize.cpp)
 //===----------------------------------------------------------------------===//
 
-/// True when `loop` can get a producer warpgroup: it is the kernel's only
-/// pipelined loop, directly in its body (or in its tile loop), the block
-/// has whole warpgroups and room for one more, and the producer can
-/// compute the loop bounds and the copies' offsets.
-/// `tile.warp_specialize = false` on the loop opts out.
-bool canSpecialize(PipelinedOp loop, KernelOp kernel,
-                   ArrayRef<TmaLoad> loads);
+/// True when `loop`, a TMA pipeline loading `plan`, can get a producer
+/// warpgroup: it is the kernel's only pipelined loop, directly in its body
+/// (or in its tile loop, loading no resident buffer), the block has whole
+/// warpgroups and room for one more, and the producer can compute the loop
+/// bounds and the copies' offsets. `tile.warp_specialize = false` on the
+/// loop opts out.
+struct TmaLoopPlan;
+bool canSpecialize(PipelinedOp loop, KernelOp kernel, const TmaLoopPlan &plan);
 
 /// Splits the kernel of `loop` (a TMA pipeline `ring`) into consumers and a
 /// producer warpgroup: threads 0 .. T - 1 run the kernel as written (from
@@ -441,6 +442,11 @@ std::optional<TmaLoopPlan>
 planTmaLoop(PipelinedOp loop,
             function_ref<bool(GemmOp, const llvm::DenseSet<Value> &)>
                 runsAsWgmma);
+
+/// The TMA pipeline tile-select-mma found for `loop`: planTmaLoop with the
+/// gemms whose #tile.mma asks for wgmma (B loaded by TMA, A too or from
+/// registers).
+std::optional<TmaLoopPlan> planSelectedTmaLoop(PipelinedOp loop);
 
 } // namespace mlir::tile::nvvm
 

@@ -65,15 +65,21 @@ LogicalResult mlir::tile::pipelineLoopsForNVVM(RewriterBase &rewriter,
   int64_t sharedBytes = placedSharedBytes(kernel);
   SmallVector<PipelinedOp> loops;
   kernel.walk([&](PipelinedOp loop) { loops.push_back(loop); });
+  bool producer = kernel->hasAttr(kProducerThreadsAttr), ring = false;
   for (PipelinedOp loop : loops) {
     FailureOr<bool> tma =
         sm < 90 ? false
                 : pipelineWithTma(rewriter, loop, sharedBytes, sharedLimit);
     if (failed(tma))
       return failure();
+    ring |= *tma;
     if (!*tma)
       pipelineWithCpAsync(rewriter, loop, sharedBytes);
   }
+  if (producer && !ring)
+    return kernel.emitOpError()
+           << "has tile.producer_threads, but no pipelined loop of it is a "
+              "TMA pipeline whose loads a producer warpgroup could issue";
   if (sharedBytes != 0)
     kernel->setAttr(getSharedBytesAttrName(),
                     rewriter.getI64IntegerAttr(sharedBytes));

@@ -151,6 +151,17 @@ nvvm::planTmaLoop(PipelinedOp loop,
   return plan;
 }
 
+std::optional<TmaLoopPlan> nvvm::planSelectedTmaLoop(PipelinedOp loop) {
+  return planTmaLoop(
+      loop, [](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
+        MmaAttr mma = gemm.getMmaAttr();
+        return mma && mma.getKind() == MmaKind::Wgmma &&
+               buffers.contains(gemm.getB()) &&
+               (buffers.contains(gemm.getA()) ||
+                getScope(gemm.getA().getType()) == Scope::Fragment);
+      });
+}
+
 namespace {
 
 /// A TMA pipeline as pipelineWithTma builds it: what it loads, how it runs,
@@ -184,47 +195,6 @@ struct TmaPipelinePlan {
   int64_t epilogueOffset = 0, epilogueBytes = 0;
 };
 
-/// The TMA pipeline tile-select-mma found for `loop`: its gemms that read
-/// what TMA loads ask for wgmma (#tile.mma).
-std::optional<TmaLoopPlan> planSelectedTmaLoop(PipelinedOp loop) {
-  return planTmaLoop(
-      loop, [](GemmOp gemm, const llvm::DenseSet<Value> &buffers) {
-        MmaAttr mma = gemm.getMmaAttr();
-        return mma && mma.getKind() == MmaKind::Wgmma &&
-               buffers.contains(gemm.getB()) &&
-               (buffers.contains(gemm.getA()) ||
-                getScope(gemm.getA().getType()) == Scope::Fragment);
-      });
-}
-
-/// The SMs of the Hopper GPUs of this target (H100 / H200 SXM: 132).
-constexpr int64_t kHopperSMs = 132;
-
-/// Whether the kernel's grid, known at compile time, has at most one block
-/// for each SM of the GPU.
-bool fitsOneWave(KernelOp kernel) {
-  if (!kernel.getDynamicGrid().empty())
-    return false;
-  int64_t blocks = 1;
-  for (int64_t extent : kernel.getStaticGrid()) {
-    if (ShapedType::isDynamic(extent))
-      return false;
-    blocks *= extent;
-  }
-  return blocks <= kHopperSMs;
-}
-
-/// The registers a thread of a warpgroup holds for the accumulators of
-/// `wgmmas` (two 64-row blocks a warpgroup: twice m64nN's N / 2).
-int64_t accumulatorRegisters(ArrayRef<GemmOp> wgmmas) {
-  llvm::SmallPtrSet<Value, 4> seen;
-  int64_t registers = 0;
-  for (GemmOp gemm : wgmmas)
-    if (seen.insert(gemm.getC()).second)
-      registers += gemm.getMmaAttr().getRepeats() * gemm.getMmaAttr().getN() / 2;
-  return registers;
-}
-
 /// How the pipeline `p.tma` of `loop` runs: wgmmas in flight, with a
 /// producer warpgroup, per tile, multicast. Fails (at the gemm, changing
 /// nothing) when a wgmma cannot have the registers it needs.
@@ -242,21 +212,16 @@ LogicalResult planSchedule(PipelinedOp loop, TmaPipelinePlan &p) {
   auto kernel = loop->getParentOfType<KernelOp>();
   // A loop that runs once per tile of a persistent block shares one ring
   // (and producer) among its runs: the producer loads the next tile while
-  // the consumers store this one. (Resident buffers would change per tile.)
+  // the consumers store this one. tile-warp-specialize decided whether the
+  // kernel has a producer warpgroup (tile.producer_threads).
   p.tiles = tileLoopOf(loop, kernel);
-  p.specialize = canSpecialize(loop, kernel, p.tma.loads) &&
-                 (!p.tiles || p.tma.resident.empty());
-  // One consumer warpgroup whose accumulators alone take 128 registers a
-  // thread, in a grid of more blocks than SMs: a producer warpgroup (which
-  // the launch gives the kernel's registers too) would halve the blocks an
-  // SM holds, and they hide more latency than a producer running ahead
-  // (H100: TileLang's 128x128x32 GEMM on 128 threads at 4096^3 0.44 ms with
-  // a producer, 0.27 ms without; flash attention 128x64 on 128 threads
-  // 15-40% faster). Smaller accumulators leave room for both, and the
-  // producer helps (64x64 tiles with d = 128: 20% slower without it).
-  if (p.specialize && !p.tiles && kernel.getThreads() <= kWarpgroupSize &&
-      accumulatorRegisters(wgmmas) >= 128 && !fitsOneWave(kernel))
-    p.specialize = false;
+  p.specialize = kernel->hasAttr(kProducerThreadsAttr);
+  if (p.specialize && !canSpecialize(loop, kernel, p.tma))
+    return kernel.emitOpError()
+           << "has tile.producer_threads, but its pipelined loop cannot have "
+              "a producer warpgroup (it must be the kernel's only one, in "
+              "its body or a tile loop, with whole warpgroups, room for one "
+              "more and load offsets the producer can compute)";
   if (failed(verifyWgmmaRegisters(wgmmas, kernel.getThreads(), p.specialize)))
     return failure();
   if (!p.specialize)

@@ -31,6 +31,15 @@ class GpuLowering;
 LogicalResult pipelineLoopsForNVVM(RewriterBase &rewriter, KernelOp kernel,
                                    int sm, int64_t sharedLimit);
 
+/// tile-warp-specialize on NVIDIA GPUs: on sm >= 90, gives `kernel`
+/// `tile.producer_threads = 128` where its pipelined loop will be a TMA
+/// pipeline (its gemms' #tile.mma ask for wgmma) that can have a producer
+/// warpgroup (see canSpecialize) and is better off with one: not a block of
+/// one warpgroup whose wgmma accumulators take 128 registers a thread in a
+/// grid of more blocks than SMs, where the producer's registers would halve
+/// the blocks an SM holds. A kernel that has the attribute keeps it.
+LogicalResult specializeWarpsForNVVM(KernelOp kernel, int sm);
+
 /// tile-plan-scratch on NVIDIA GPUs: planScratchForGPU, the gemms that
 /// take A from registers being mma.sync's (mmaAFromRegisters).
 LogicalResult planScratchForNVVM(RewriterBase &rewriter, KernelOp kernel,

@@ -7,8 +7,8 @@
 // RUN: tile-opt %s --tile-apply-pass-configs | FileCheck %s --check-prefix=NONE
 // RUN: tile-opt %s --tile-apply-pass-configs=disable-tma-lower=true | FileCheck %s --check-prefix=TMA
 // RUN: tile-opt %s --tile-apply-pass-configs=disable-warp-specialized=true | FileCheck %s --check-prefix=WS
-// RUN: tile-opt %s --tile-apply-pass-configs --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=PLAIN
-// RUN: tile-opt %s --tile-apply-pass-configs="disable-tma-lower=true disable-warp-specialized=true" --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=LOWERED
+// RUN: tile-opt %s --tile-apply-pass-configs --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=PLAIN
+// RUN: tile-opt %s --tile-apply-pass-configs="disable-tma-lower=true disable-warp-specialized=true" --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s --check-prefix=LOWERED
 
 // NONE-LABEL: func.func @gemm
 // NONE-NOT: tile.disable_tma

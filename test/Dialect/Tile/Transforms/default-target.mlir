@@ -2,15 +2,15 @@
 // option is not given (getDefaultTargetName: sm_90a): the chain without
 // options is the chain for sm_90a, each pass alone too.
 //
-// RUN: tile-opt %s --tile-verify-target --tile-select-mma --tile-infer-layouts --tile-plan-shared --tile-place-buffers --tile-software-pipeline --tile-plan-scratch --tile-lower-ops --tile-lower-kernel > %t.default
-// RUN: tile-opt %s --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a --tile-lower-kernel=target=sm_90a > %t.sm90a
+// RUN: tile-opt %s --tile-verify-target --tile-select-mma --tile-warp-specialize --tile-infer-layouts --tile-plan-shared --tile-place-buffers --tile-software-pipeline --tile-plan-scratch --tile-lower-ops --tile-lower-kernel > %t.default
+// RUN: tile-opt %s --tile-verify-target=target=sm_90a --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a --tile-lower-kernel=target=sm_90a > %t.sm90a
 // RUN: diff %t.default %t.sm90a
 // RUN: FileCheck %s < %t.default
 // RUN: tile-opt %s --tile-select-mma | FileCheck %s --check-prefix=SELECT
-// RUN: tile-opt %s --tile-select-mma --tile-infer-layouts > %t.layouts
-// RUN: tile-opt %s --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a | diff %t.layouts -
-// RUN: tile-opt %s --tile-select-mma --tile-infer-layouts --tile-plan-shared --tile-place-buffers --tile-software-pipeline --tile-plan-scratch --tile-lower-ops > %t.ops
-// RUN: tile-opt %s --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | diff %t.ops -
+// RUN: tile-opt %s --tile-select-mma --tile-warp-specialize --tile-infer-layouts > %t.layouts
+// RUN: tile-opt %s --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a | diff %t.layouts -
+// RUN: tile-opt %s --tile-select-mma --tile-warp-specialize --tile-infer-layouts --tile-plan-shared --tile-place-buffers --tile-software-pipeline --tile-plan-scratch --tile-lower-ops > %t.ops
+// RUN: tile-opt %s --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | diff %t.ops -
 // The default target has clusters (sm_80 and the CPU have none).
 // RUN: tile-opt %s --tile-verify-target -o /dev/null
 

@@ -10,10 +10,10 @@
 // RUN: rm -rf %t && split-file %s %t
 // RUN: tile-opt %t/lowered.mlir -split-input-file --tile-lower-kernel=target=sm_80 | FileCheck %s
 // RUN: tile-opt %t/lowered.mlir -split-input-file --tile-lower-kernel=target=sm_90a | FileCheck %s
-// RUN: tile-opt %t/chain.mlir --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 | FileCheck %s --check-prefix=CHAIN
-// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 -verify-diagnostics
+// RUN: tile-opt %t/chain.mlir --tile-select-mma=target=sm_80 --tile-warp-specialize=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 | FileCheck %s --check-prefix=CHAIN
+// RUN: tile-opt %t/invalid.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-warp-specialize=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 --tile-lower-kernel=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/not-lowered.mlir --tile-lower-kernel=target=sm_80 -verify-diagnostics
-// RUN: tile-opt %t/cluster.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a --tile-lower-kernel=target=sm_90a --canonicalize | FileCheck %s --check-prefix=CLUSTER
+// RUN: tile-opt %t/cluster.mlir --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a --tile-lower-kernel=target=sm_90a --canonicalize | FileCheck %s --check-prefix=CLUSTER
 // RUN: tile-opt %t/unknown-target.mlir --tile-lower-kernel=target=sm_70 -verify-diagnostics
 
 //--- lowered.mlir

@@ -10,7 +10,7 @@
 // nvgpu.mma.sync m16n8k16; atomics are memref.atomic_rmw.
 //
 // RUN: rm -rf %t && split-file %s %t
-// RUN: tile-opt %t/ops.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics | FileCheck %s
+// RUN: tile-opt %t/ops.mlir -split-input-file --tile-select-mma=target=sm_80 --tile-warp-specialize=target=sm_80 --tile-infer-layouts=target=sm_80 --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics | FileCheck %s
 // Without tile-infer-layouts: fragments without layouts.
 // RUN: tile-opt %t/no-infer.mlir -split-input-file --tile-plan-shared=target=sm_80 --tile-place-buffers=target=sm_80 --tile-software-pipeline=target=sm_80 --tile-plan-scratch=target=sm_80 --tile-lower-ops=target=sm_80 -verify-diagnostics
 // RUN: tile-opt %t/unknown-target.mlir --tile-lower-ops=target=sm_70 -verify-diagnostics

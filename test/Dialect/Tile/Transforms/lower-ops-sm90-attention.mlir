@@ -7,7 +7,7 @@
 // descriptors only). Each gemm waits for its wgmmas (the softmax reads S
 // right away), and each iteration releases its own stage.
 //
-// RUN: tile-opt %S/../../../Target/NVVM/Inputs/flash-attention.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
+// RUN: tile-opt %S/../../../Target/NVVM/Inputs/flash-attention.mlir --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --tile-plan-scratch=target=sm_90a --tile-lower-ops=target=sm_90a | FileCheck %s
 
 // One descriptor per tensor: K (param 1), V (param 2), Q (param 0).
 // CHECK-LABEL: func.func @main(

@@ -10,13 +10,13 @@
 //
 // sm_90a, the GEMM example: a TMA ring of 128-byte-swizzled panel buffers
 // with mbarriers and a producer warpgroup.
-// RUN: tile-opt %S/../../../../examples/gemm/gemm_sm90.mlir --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=TMA
+// RUN: tile-opt %S/../../../../examples/gemm/gemm_sm90.mlir --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=TMA
 // The same loop with one stage: a ring of one slot without a producer
 // warpgroup (it could not load ahead, and its registers would halve the
 // blocks an SM holds): the block's threads issue the loads, one full
 // barrier, each gemm waiting for its wgmmas (no tile.wgmma_pending); the
 // epilogue's shared tile is the stage buffers.
-// RUN: sed -e 's/num_stages = 4/num_stages = 1/' %S/../../../../examples/gemm/gemm_sm90.mlir | tile-opt --tile-select-mma=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=ONE
+// RUN: sed -e 's/num_stages = 4/num_stages = 1/' %S/../../../../examples/gemm/gemm_sm90.mlir | tile-opt --tile-select-mma=target=sm_90a --tile-warp-specialize=target=sm_90a --tile-infer-layouts=target=sm_90a --tile-plan-shared=target=sm_90a --tile-place-buffers=target=sm_90a --tile-software-pipeline=target=sm_90a --verify-roundtrip | FileCheck %s --check-prefix=ONE
 //
 // Buffers that are not placed yet.
 // RUN: tile-opt %t/unplaced.mlir --tile-software-pipeline=target=sm_80 -verify-diagnostics

@@ -428,6 +428,37 @@ def TileSelectMma : Pass<"tile-select-mma", "::mlir::ModuleOp"> {
   ];
 }
 
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "::mlir::ModuleOp"> {
+  let summary = "Decide which kernels get a producer warpgroup that only "
+                "issues their pipelines' loads";
+  let description = [{
+    Runs once the gemms have their `#tile.mma` (after `tile-select-mma`),
+    before `tile-infer-layouts`, and records for each GPU kernel whether its
+    `tile.pipelined` loop gets a warpgroup of its own that only loads the
+    stages (warp specialization): `tile.producer_threads = 128` on the
+    `tile.kernel`. `tile-software-pipeline` builds that producer (TMA
+    loads, full and empty mbarriers, named barriers, setmaxnreg) exactly
+    where the attribute says, and `tile-lower-kernel` launches the extra
+    threads. A kernel that already has the attribute keeps it;
+    `tile-software-pipeline` reports one whose loop cannot have a producer.
+
+    The target decides (`TargetInfo::specializeWarps`). On sm_90a a kernel
+    gets a producer where its loop will be a TMA pipeline (the gemms that
+    read its stages run as `wgmma`), the loop is the kernel's only pipelined
+    loop, in the kernel's body or in a tile loop of a persistent block (then
+    without buffers loaded once before it), with at least two stages, whole
+    warpgroups and room for one more, load offsets and bounds the producer
+    can compute, and no `tile.warp_specialize = false` on it; and where the
+    producer pays: a block of one warpgroup whose wgmma accumulators take
+    128 registers a thread, in a grid of more blocks than SMs, keeps its
+    loads (the producer's registers would halve the blocks an SM holds).
+    sm_80, gfx942 and the CPU change nothing.
+  }];
+  let options = [
+    Tile_TargetOption<"Target whose kernels to specialize">
+  ];
+}
+
 def TilePlanShared : Pass<"tile-plan-shared", "::mlir::ModuleOp"> {
   let summary = "Place each kernel's shared buffers, sharing the bytes of "
                 "buffers whose lifetimes do not overlap";
@@ -535,9 +566,10 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::ModuleOp"> {
       swizzled panels (`tile.bind_storage` with `panel_rows` and
       `panel_bytes`: 128, 64 or 32, the widest the rows fill) with full/empty
       mbarriers, the TMA descriptors as new function arguments
-      (`tile.tma`), and unless `tile.warp_specialize = false` a producer
-      warpgroup that issues the loads (`tile.producer_threads` on the
-      kernel, `tile.consumer_threads` on the consumers' `scf.if`);
+      (`tile.tma`), and where `tile-warp-specialize` gave the kernel
+      `tile.producer_threads` a producer warpgroup that issues the loads
+      (`tile.consumer_threads` on the consumers' `scf.if`; a kernel whose
+      loop cannot have one is reported);
     - otherwise, copies from global to a whole shared buffer that only the
       loop reads: `num_stages` stage buffers filled with `cp.async`
       (`nvgpu.device_async_copy`), `num_stages - 1` iterations ahead; the
