@@ -9,6 +9,7 @@
 #include "NVVMCommon.h"
 
 #include "tile/Conversion/Utils.h"
+#include "tile/Dialect/Tile/IR/PipelineSchedule.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -29,9 +30,10 @@ namespace {
 struct Producer {
   CopyOp copy;
   Value view;                // the shared buffer's storage
-  Value stages;              // num_stages copies of it: memref<S x shape>
+  Value stages;              // its slots: memref<(ahead + 1) x shape>
   int64_t vec;               // elements per 16-byte chunk
   int64_t swizzleChunks = 0; // see swizzledColumn; 0: not swizzled
+  int64_t ahead = 0;         // iterations it loads ahead of its readers
 };
 
 /// The producer of `copy`, if it can be issued ahead with cp.async.
@@ -195,93 +197,174 @@ void issueProducer(RewriterBase &rewriter, Location loc, PipelinedOp loop,
       });
 }
 
+/// The iteration `lower + step * index` (an index value).
+Value iterationAt(OpBuilder &b, Location loc, PipelinedOp loop, Value index) {
+  return arith::AddIOp::create(
+      b, loc, loop.getLower(),
+      arith::MulIOp::create(b, loc, loop.getStep(), index));
+}
+
+/// Issues, under one guard a distinct iteration, the copies of `producers`
+/// for the iterations `iterationOf(p)` gives (index values; null: none), into
+/// the slots `slotOf(p)` gives.
+void issueGroups(RewriterBase &rewriter, Location loc, PipelinedOp loop,
+                 ArrayRef<Producer> producers, int64_t threads,
+                 function_ref<Value(const Producer &)> iterationOf,
+                 function_ref<Value(OpBuilder &, Location, const Producer &)>
+                     slotOf) {
+  SmallVector<std::pair<Value, SmallVector<const Producer *>>> groups;
+  for (const Producer &p : producers) {
+    Value iv = iterationOf(p);
+    if (!iv)
+      continue;
+    auto it = llvm::find_if(groups, [&](auto &g) { return g.first == iv; });
+    if (it == groups.end())
+      groups.push_back({iv, {&p}});
+    else
+      it->second.push_back(&p);
+  }
+  for (auto &[iv, members] : groups) {
+    Value inRange = arith::CmpIOp::create(
+        rewriter, loc, arith::CmpIPredicate::slt, iv, loop.getUpper());
+    scf::IfOp::create(rewriter, loc, inRange, [&](OpBuilder &b, Location l) {
+      for (const Producer *p : members)
+        issueProducer(rewriter, l, loop, *p, iv, slotOf(rewriter, l, *p),
+                      threads);
+      scf::YieldOp::create(b, l);
+    });
+  }
+}
+
 } // namespace
 
 void nvvm::pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
                                int64_t &sharedBytes) {
   int64_t numStages = loop.getNumStages();
+  PipelineSchedule schedule(loop);
   // tile-verify-target rejects pipelines whose stages exceed shared memory;
   // without it, absurd depths are left unpipelined rather than unrolled.
-  if (numStages < 2 || numStages > 32)
-    return;
   SmallVector<Producer> producers;
-  for (Operation &op : loop.getBodyBlock().without_terminator())
-    if (auto copy = dyn_cast<CopyOp>(op))
-      if (std::optional<Producer> p = asProducer(copy, loop))
-        producers.push_back(*p);
+  if (numStages >= 2 && numStages <= 32)
+    for (Operation &op : loop.getBodyBlock().without_terminator())
+      if (auto copy = dyn_cast<CopyOp>(op))
+        if (std::optional<Producer> p = asProducer(copy, loop)) {
+          // A copy whose readers run in its own stage stays synchronous.
+          p->ahead = schedule.loadDistance(copy, copy.getTarget());
+          if (p->ahead >= 1 && p->ahead < numStages)
+            producers.push_back(*p);
+        }
+  SmallVector<Operation *> loads = llvm::map_to_vector(
+      producers, [](const Producer &p) -> Operation * { return p.copy; });
+  if (failed(schedule.applyOrder(rewriter, loads)))
+    return;
   if (producers.empty())
     return;
   MLIRContext *ctx = loop.getContext();
   Location loc = loop.getLoc();
   int64_t threads = getThreads(loop);
   auto kernel = loop->getParentOfType<KernelOp>();
+  int64_t maxAhead = 0, minAhead = numStages;
+  for (const Producer &p : producers) {
+    maxAhead = std::max(maxAhead, p.ahead);
+    minAhead = std::min(minAhead, p.ahead);
+  }
 
-  // Stage buffers, after the kernel's other shared buffers.
+  // Stage buffers, after the kernel's other shared buffers: a slot for each
+  // iteration a producer loads ahead, and the one read.
   rewriter.setInsertionPointToStart(&kernel.getBodyBlock());
   for (Producer &p : producers) {
     MemRefType type = p.copy.getTarget().getType();
-    SmallVector<int64_t> shape = {numStages};
+    SmallVector<int64_t> shape = {p.ahead + 1};
     shape.append(type.getShape().begin(), type.getShape().end());
     sharedBytes = llvm::alignTo(sharedBytes, kSharedAlignment);
     p.stages = sharedView(rewriter, loc, shape, type.getElementType(),
                           indexConst(rewriter, loc, sharedBytes));
     sharedBytes +=
-        numStages * type.getNumElements() * type.getElementTypeBitWidth() / 8;
+        (p.ahead + 1) * type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
 
-  Value lower = loop.getLower(), upper = loop.getUpper(), step = loop.getStep();
-  // Prologue: the copies of iterations 0 .. num_stages - 2, a group each.
+  // Prologue: iterations -maxAhead .. -1 of the steady state, a group each;
+  // in iteration v a producer loads iteration v + ahead (from 0 on) into
+  // its slot v + ahead.
   rewriter.setInsertionPoint(loop);
   Value lastGroup;
-  for (int64_t s = 0; s + 1 < numStages; ++s) {
-    Value iv = arith::AddIOp::create(
-        rewriter, loc, lower,
-        arith::MulIOp::create(rewriter, loc, step,
-                              indexConst(rewriter, loc, s)));
-    Value inRange = arith::CmpIOp::create(rewriter, loc,
-                                          arith::CmpIPredicate::slt, iv, upper);
-    scf::IfOp::create(rewriter, loc, inRange, [&](OpBuilder &b, Location l) {
-      for (const Producer &p : producers)
-        issueProducer(rewriter, l, loop, p, iv, indexConst(rewriter, l, s),
-                      threads);
-      scf::YieldOp::create(b, l);
-    });
+  for (int64_t s = 0; s < maxAhead; ++s) {
+    DenseMap<int64_t, Value> ivs;
+    auto logical = [&](const Producer &p) { return s - maxAhead + p.ahead; };
+    issueGroups(
+        rewriter, loc, loop, producers, threads,
+        [&](const Producer &p) -> Value {
+          int64_t j = logical(p);
+          if (j < 0)
+            return nullptr;
+          Value &iv = ivs[j];
+          if (!iv)
+            iv = iterationAt(rewriter, loc, loop, indexConst(rewriter, loc, j));
+          return iv;
+        },
+        [&](OpBuilder &b, Location l, const Producer &p) {
+          return indexConst(b, l, logical(p));
+        });
     lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(
         rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
   }
 
-  // Steady state.
+  // Steady state: wait for this iteration's loads (the groups of the
+  // minAhead - 1 iterations after theirs may still run), then, where the
+  // order puts the loads, issue those of the iterations `ahead` later.
   Block &body = loop.getBodyBlock();
   rewriter.setInsertionPointToStart(&body);
   Value k = loop.getInductionVar();
-  auto [iteration, stage] = ringSlot(rewriter, loc, k, lower, step, numStages);
+  auto [iteration, stage] = ringSlot(rewriter, loc, k, loop.getLower(),
+                                     loop.getStep(), numStages);
   Value sC = indexConst(rewriter, loc, numStages);
   nvgpu::DeviceAsyncWaitOp::create(rewriter, loc, lastGroup,
-                                   rewriter.getI32IntegerAttr(numStages - 2));
+                                   rewriter.getI32IntegerAttr(minAhead - 1));
   barrier(rewriter, loc);
-  Value ahead = arith::AddIOp::create(
-      rewriter, loc, k,
-      arith::MulIOp::create(rewriter, loc, step,
-                            indexConst(rewriter, loc, numStages - 1)));
-  Value aheadStage = arith::RemUIOp::create(
-      rewriter, loc,
-      arith::AddIOp::create(rewriter, loc, iteration,
-                            indexConst(rewriter, loc, numStages - 1)),
-      sC);
-  Value aheadInRange = arith::CmpIOp::create(
-      rewriter, loc, arith::CmpIPredicate::slt, ahead, upper);
-  scf::IfOp::create(rewriter, loc, aheadInRange, [&](OpBuilder &b, Location l) {
-    for (const Producer &p : producers)
-      issueProducer(rewriter, l, loop, p, ahead, aheadStage, threads);
-    scf::YieldOp::create(b, l);
-  });
+  Operation *waited = &*std::prev(rewriter.getInsertionPoint());
+  if (Operation *first = schedule.firstInOrder(loads);
+      first && first != &body.front() && schedule.isPinned())
+    rewriter.setInsertionPoint(first);
+  DenseMap<int64_t, std::pair<Value, Value>> ahead; // iteration, slot
+  auto aheadOf = [&](int64_t d) {
+    auto [it, inserted] = ahead.try_emplace(d);
+    if (inserted) {
+      it->second.first = arith::AddIOp::create(
+          rewriter, loc, k,
+          arith::MulIOp::create(rewriter, loc, loop.getStep(),
+                                indexConst(rewriter, loc, d)));
+      it->second.second = arith::RemUIOp::create(
+          rewriter, loc,
+          arith::AddIOp::create(rewriter, loc, iteration,
+                                indexConst(rewriter, loc, d)),
+          d + 1 == numStages ? sC : indexConst(rewriter, loc, d + 1));
+    }
+    return it->second;
+  };
+  for (const Producer &p : producers)
+    aheadOf(p.ahead);
+  issueGroups(
+      rewriter, loc, loop, producers, threads,
+      [&](const Producer &p) { return aheadOf(p.ahead).first; },
+      [&](OpBuilder &, Location, const Producer &p) {
+        return aheadOf(p.ahead).second;
+      });
   nvgpu::DeviceAsyncCreateGroupOp::create(
       rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
-  // The loop reads this iteration's stage where it read the buffer.
+  // The loop reads this iteration's slot where it read the buffer (a
+  // reordered body may read it before the loads are issued).
+  if (schedule.isPinned())
+    rewriter.setInsertionPointAfter(waited);
   for (Producer &p : producers) {
+    Value slot = p.ahead + 1 == numStages
+                     ? stage
+                     : arith::RemUIOp::create(
+                           rewriter, loc, iteration,
+                           indexConst(rewriter, loc, p.ahead + 1))
+                           .getResult();
     MemRefType type = p.copy.getTarget().getType();
     int64_t rank = type.getRank();
-    SmallVector<OpFoldResult> offsets = {stage};
+    SmallVector<OpFoldResult> offsets = {slot};
     SmallVector<OpFoldResult> sizes = {rewriter.getIndexAttr(1)};
     SmallVector<OpFoldResult> strides(rank + 1, rewriter.getIndexAttr(1));
     for (int64_t d = 0; d < rank; ++d) {

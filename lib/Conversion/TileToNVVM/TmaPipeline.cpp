@@ -7,6 +7,8 @@
 
 #include "Hopper.h"
 
+#include "tile/Dialect/Tile/IR/PipelineSchedule.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -200,7 +202,18 @@ struct TmaPipelinePlan {
 /// nothing) when a wgmma cannot have the registers it needs.
 LogicalResult planSchedule(PipelinedOp loop, TmaPipelinePlan &p) {
   SmallVector<GemmOp> &wgmmas = p.tma.wgmmas;
+  // The ring has a slot for each iteration a load runs ahead of its gemms,
+  // and the one they read: num_stages, or where the loop pins its stages,
+  // the farthest its loads run ahead, plus one.
   p.numStages = loop.getNumStages();
+  PipelineSchedule schedule(loop);
+  if (schedule.isPinned()) {
+    int64_t ahead = 0;
+    for (TmaLoad &load : p.tma.loads)
+      ahead = std::max(ahead, schedule.loadDistance(load.copy,
+                                                    load.copy.getTarget()));
+    p.numStages = std::min(p.numStages, ahead + 1);
+  }
   // One stage: the next load waits until the gemm has read the only slot,
   // so no wgmma stays in flight across iterations.
   p.inFlight =
@@ -696,6 +709,10 @@ FailureOr<bool> nvvm::pipelineWithTma(RewriterBase &rewriter, PipelinedOp loop,
   TmaPipelinePlan p;
   p.tma = std::move(*tma);
   if (failed(planSchedule(loop, p)))
+    return failure();
+  SmallVector<Operation *> loads = llvm::map_to_vector(
+      p.tma.loads, [](const TmaLoad &load) -> Operation * { return load.copy; });
+  if (failed(PipelineSchedule(loop).applyOrder(rewriter, loads)))
     return failure();
   auto func = loop->getParentOfType<func::FuncOp>();
   placeRing(func, p, sharedBytes);

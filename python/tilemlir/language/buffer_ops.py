@@ -222,7 +222,7 @@ class BufferOpsMixin:
         init, scope) / (dtype, init=..., scope=...): a one-element local
         buffer whose name reads as its value and whose assignments
         (`x = ...`, `x += ...`, also in loops and branches) store to it."""
-        kw = {k.arg: self.expr(k.value) for k in node.keywords}
+        kw = self.call_kwargs(node)
         for k in kw:
             if k not in ("init", "scope", "dtype"):
                 raise self.error(f"unexpected argument '{k}' of T.alloc_var", node)

@@ -223,7 +223,7 @@ class CurrentTranslator(Translator):
     def expr_Call(self, node):
         if self.expr(node.func) is T.Tensor:  # an annotation: errors at its line
             args = [self.expr(a) for a in node.args]
-            kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+            kwargs = self.call_kwargs(node)
             return self.tensor_spec(node, *args, **kwargs)
         return super().expr_Call(node)
 
@@ -279,7 +279,7 @@ class CurrentTranslator(Translator):
 
     def call_empty(self, node):
         args = [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        kwargs = self.call_kwargs(node)
         dtype = kwargs.pop("dtype", None)
         if kwargs:
             raise self.error(f"unexpected argument(s) of T.empty: {', '.join(kwargs)}", node)

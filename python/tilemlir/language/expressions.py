@@ -18,6 +18,21 @@ from .scalars import INT_TYPES as _INT_TYPES, is_float as _is_float
 
 
 class ExpressionsMixin:
+    def call_kwargs(self, node):
+        """The keyword arguments of the call `node`, a `**mapping` expanded
+        where it is a dict with string keys known at compile time."""
+        kwargs = {}
+        for k in node.keywords:
+            value = self.expr(k.value)
+            if k.arg is not None:
+                kwargs[k.arg] = value
+            elif isinstance(value, dict) and all(isinstance(key, str) for key in value):
+                kwargs.update(value)
+            else:
+                raise self.error("** in a call needs a dict with string keys known at "
+                                 f"compile time, got {type(value).__name__}", k.value)
+        return kwargs
+
     # ---------------------------------------------------------- expressions
 
     def expr(self, node):
@@ -453,7 +468,7 @@ class ExpressionsMixin:
                 raise self.error(f"T.{fn.name} cannot be used here", node)
             return handler(node)
         args = [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        kwargs = self.call_kwargs(node)
         kernel = (Value, Access, TypedConstant, Buffer)
         if fn in (builtins.max, builtins.min) and any(isinstance(a, kernel) for a in args):
             return self.minmax("max" if fn is builtins.max else "min", args, node)
@@ -532,7 +547,7 @@ class ExpressionsMixin:
         bound to the call's arguments (buffers, kernel values or Python
         values)."""
         args = [self.expr(a) for a in node.args]
-        kwargs = {k.arg: self.expr(k.value) for k in node.keywords}
+        kwargs = self.call_kwargs(node)
         try:
             bound = inspect.signature(macro.fn).bind(*args, **kwargs)
         except TypeError as e:

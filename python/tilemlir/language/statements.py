@@ -151,7 +151,7 @@ class StatementsMixin:
         if self.kernel is not None:
             raise self.error("T.Kernel cannot be nested", node)
         args = [self.expr(a) for a in call.args]
-        kwargs = {k.arg: self.expr(k.value) for k in call.keywords}
+        kwargs = self.call_kwargs(call)
         threads = kwargs_threads = kwargs.pop("threads", 128)
         cluster = kwargs.pop("cluster_dims", kwargs.pop("cluster", None))
         if fn is T.ClusterKernel and cluster is None:
@@ -229,7 +229,7 @@ class StatementsMixin:
                              "T.unroll, T.vectorized or range", node)
         fn = self.expr(it.func)
         args = [self.expr(a) for a in it.args]
-        kwargs = {k.arg: self.expr(k.value) for k in it.keywords}
+        kwargs = self.call_kwargs(it)
         targets = node.target.elts if isinstance(node.target, (ast.Tuple, ast.List)) else [node.target]
         if not all(isinstance(t, ast.Name) for t in targets):
             raise self.error("loop variables must be names", node)
@@ -347,9 +347,16 @@ class StatementsMixin:
     def loop_pipelined(self, node, targets, args, kwargs):
         if len(targets) != 1:
             raise self.error("T.Pipelined has one loop variable", node)
-        num_stages = kwargs.pop("num_stages", 1)
+        num_stages = kwargs.pop("num_stages", None)
         order = kwargs.pop("order", None)
         stage = kwargs.pop("stage", None)
+        if num_stages is None:
+            # A pinned schedule is as deep as its latest stage (TileLang's
+            # rule); otherwise one stage.
+            num_stages = 1
+            if isinstance(stage, (list, tuple)) and stage and all(
+                    isinstance(x, int) and not isinstance(x, bool) for x in stage):
+                num_stages = builtins.max(builtins.max(stage) + 1, 1)
         # sm_90a gives TMA pipelines a producer warpgroup unless told not to.
         warp_specialize = kwargs.pop("warp_specialize", True)
         self._flag(warp_specialize, "warp_specialize", node)

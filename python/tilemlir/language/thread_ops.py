@@ -480,7 +480,7 @@ class ThreadOpsMixin:
         """TIR's T.thread_binding(begin, end, thread="threadIdx.x") read as an
         expression in a kernel: the thread (or block) index it names."""
         args = [self.expr(x) for x in node.args]
-        kw = {k.arg: self.expr(k.value) for k in node.keywords}
+        kw = self.call_kwargs(node)
         thread = kw.pop("thread", None)
         if thread is None and args and isinstance(args[-1], str):
             thread = args.pop()

@@ -618,7 +618,11 @@ def Tile_PipelinedOp : Tile_Op<"pipelined", [
     gemms, loads and stores, loops around them), in program order: pure
     ops such as index arithmetic are scheduled with their users and are
     not listed. `stage[i]` is the pipeline stage of op `i` and `order[i]`
-    its position within an iteration of the steady state.
+    its position within an iteration of the steady state. Without `stage`,
+    copies from global memory into shared buffers are at stage 0 and the
+    other ops at `num_stages - 1`. A load runs as many iterations ahead of
+    the ops that read its buffer as their stages differ; the other ops run
+    in their own iteration, in `order`.
 
     On sm_90a a loop whose copies load whole tiles for wgmma gemms becomes a
     TMA pipeline with a producer warpgroup; the discardable attribute

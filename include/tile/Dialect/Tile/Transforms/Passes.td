@@ -576,8 +576,16 @@ def TileSoftwarePipeline : Pass<"tile-software-pipeline", "::mlir::ModuleOp"> {
       loop reads a subview of its stage (swizzled where only gemms read
       it).
 
-    The loop is left with `num_stages = 1` and its other ops lower as
-    usual; loops that cannot be pipelined keep their synchronous copies.
+    A loop that pins its schedule (`order` / `stage`) has each load run as
+    many iterations ahead of the ops that read its buffer as their stages
+    differ (cp.async: that many slots plus one, and the commit groups waited
+    for accordingly; a TMA ring: as many stages as its farthest load runs
+    ahead, plus one), and the steady state issues the loads where `order`
+    puts them, the other ops in `order` (an order that swaps two that
+    depend on each other, through values or memory, is reported at the
+    loop); the lists are dropped once carried out. The loop is left with
+    `num_stages = 1` and its other ops lower as usual; loops that cannot be
+    pipelined keep their synchronous copies.
     A wgmma that cannot have the registers ptxas needs at the block's
     thread count is reported. Runs after `tile-place-buffers`, before
     `tile-plan-scratch`. Changes nothing on the CPU.
