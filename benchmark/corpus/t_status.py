@@ -5,6 +5,14 @@ missing; a name it lacks takes its row from MISSING (by name) or BY_ORIGIN
 (by the TileLang module that lists it)."""
 
 PARTIAL = {
+    "attr": "TVM's 'reduce_scope' with a T.comm_reducer around T.tvm_thread_allreduce (as "
+            "TileLang's GEMV example writes it); other keys are a located error",
+    "comm_reducer": "a lambda of two values with one identity; reducers of several values are "
+                    "a located error",
+    "tvm_thread_allreduce": "one value, condition True, over thread indices of "
+                            "T.get_thread_binding: xor shuffles among the lanes of a warp, "
+                            "then shared memory across its warps (or for thread shapes that are "
+                            "not powers of two)",
     "annotate_layout": "#tile.swizzle and T.Fragment pins of on-chip buffers; T.Layout on "
                        "global tensors (affine maps: tile-apply-tensor-layouts) and shared "
                        "buffers (the identity or a 128/64/32-byte swizzle); other layouts "

@@ -437,6 +437,13 @@ shfl_sync = Intrinsic("shfl_sync")
 shfl_xor = Intrinsic("shfl_xor")
 shfl_down = Intrinsic("shfl_down")
 shfl_up = Intrinsic("shfl_up")
+# TVM's thread all-reduce, as TileLang's examples write it: T.evaluate(
+# T.tvm_thread_allreduce(1, value, True, out, thread_index)) inside
+# `with T.attr(T.comm_reducer(lambda x, y: x + y, [0]), "reduce_scope", ...)`.
+attr = Intrinsic("attr")
+comm_reducer = Intrinsic("comm_reducer")
+evaluate = Intrinsic("evaluate")
+tvm_thread_allreduce = Intrinsic("tvm_thread_allreduce")
 warp_reduce_sum = Intrinsic("warp_reduce_sum")
 warp_reduce_max = Intrinsic("warp_reduce_max")
 warp_reduce_min = Intrinsic("warp_reduce_min")

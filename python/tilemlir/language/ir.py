@@ -95,6 +95,15 @@ def int_literal(value, type):
     return str(v)
 
 
+class CommReducer:
+    """T.comm_reducer(fn, [identity]): a combiner lambda (its AST, translated
+    on kernel values where it is applied) and its identity."""
+
+    def __init__(self, fn, identity):
+        self.fn = fn
+        self.identity = identity
+
+
 class Access:
     """`buf[...]`: an element (all indices scalar) or a region (slices)."""
 

@@ -58,6 +58,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
         self.scopes = [Scope("func")]
         self.dyn_values = {}
         self.kernel = None  # (block index Values, grid extents) of the open kernel
+        self.reducers = []  # the T.comm_reducers of the open T.attr reduce_scopes
+        self.thread_index_dims = {}  # thread index SSA name -> its dimension
         self.launches = []  # the launch of each T.Kernel, in order
         self.node = self.func_def
         self.current_stmt = None

@@ -146,6 +146,8 @@ class StatementsMixin:
         item = node.items[0]
         call = item.context_expr
         fn = self.expr(call.func) if isinstance(call, ast.Call) else None
+        if fn is T.attr and self.kernel is not None:
+            return self.with_attr(node, call)
         if fn is not T.Kernel and fn is not T.ClusterKernel:
             raise self.error("only `with T.Kernel(...) as ...:` is supported", node)
         if self.kernel is not None:

@@ -12,7 +12,8 @@ Part of the Translator (parser.py), which mixes these classes in."""
 
 import ast
 
-from .ir import Access, TypedConstant, Value
+from . import dtypes
+from .ir import Access, Buffer, CommReducer, TypedConstant, Value
 from .scalars import INT_TYPES as _INT_TYPES, is_float as _is_float
 
 _FULL_MASK = 0xFFFFFFFF
@@ -48,6 +49,7 @@ class ThreadOpsMixin:
             v = self._index_op("floordiv", v, below, node)
         if dim < len(dims) - 1:
             v = self._index_op("rem", v, dims[dim], node)
+        self.thread_index_dims[v.ssa] = dim
         return v
 
     def _index_op(self, name, v, k, node):
@@ -392,6 +394,148 @@ class ThreadOpsMixin:
 
     def call_warp_reduce_bitor(self, node):
         return self._warp_reduce(node, "bitor")
+
+    # ------------------------------------------------ TVM's thread all-reduce
+
+    def call_comm_reducer(self, node):
+        """T.comm_reducer(lambda x, y: ..., [identity]): the combiner of a
+        T.tvm_thread_allreduce, its lambda translated on kernel values."""
+        if len(node.args) != 2 or node.keywords:
+            raise self.error("T.comm_reducer takes a combiner lambda and a list of identities",
+                             node)
+        fn = node.args[0]
+        if not isinstance(fn, ast.Lambda) or len(fn.args.args) != 2 or fn.args.vararg or \
+                fn.args.kwarg or fn.args.kwonlyargs or fn.args.defaults:
+            raise self.error("T.comm_reducer's combiner must be a lambda of two values "
+                             "(`lambda x, y: x + y`); reducers of several values are not "
+                             "supported", node.args[0])
+        identity = self.expr(node.args[1])
+        if not isinstance(identity, (list, tuple)) or len(identity) != 1:
+            raise self.error("T.comm_reducer's identities must be a list of one value", node)
+        return CommReducer(fn, identity[0])
+
+    def _combine(self, reducer, x, y, t, node):
+        """reducer's lambda on the kernel values x and y, as type `t`."""
+        self.push("comprehension")
+        try:
+            for name, v in zip((a.arg for a in reducer.fn.args.args), (x, y)):
+                self.scopes[-1].vars[name] = v
+            r = self.expr(reducer.fn.body)
+        finally:
+            self.pop()
+        if not isinstance(r, (Value, Access, TypedConstant, int, float)):
+            raise self.error("T.comm_reducer's combiner must compute a scalar", reducer.fn)
+        return self.convert(self.value(r, node, t), t, node)
+
+    def with_attr(self, node, call):
+        """`with T.attr(T.comm_reducer(...), "reduce_scope", ...):` (TVM's
+        form around T.tvm_thread_allreduce): the body, with the reducer for
+        the all-reduces in it."""
+        if len(call.args) != 3 or call.keywords:
+            raise self.error("T.attr takes a node, a key and a value", call)
+        key = self.expr(call.args[1])
+        if key != "reduce_scope":
+            raise self.error(f"T.attr with key {key!r} is not supported; only TVM's "
+                             "'reduce_scope' around T.tvm_thread_allreduce is", call)
+        reducer = self.expr(call.args[0])
+        if not isinstance(reducer, CommReducer):
+            raise self.error("T.attr(..., 'reduce_scope', ...) needs a T.comm_reducer", call)
+        self.reducers.append(reducer)
+        try:
+            self.stmts(node.body)
+        finally:
+            self.reducers.pop()
+
+    def call_evaluate(self, node):
+        """T.evaluate(expr): the expression for its effects."""
+        if len(node.args) != 1 or node.keywords:
+            raise self.error("T.evaluate takes one expression", node)
+        self.expr(node.args[0])
+
+    def call_tvm_thread_allreduce(self, node):
+        """T.tvm_thread_allreduce(1, value, True, out, *thread_indices): every
+        thread combines `value` over the threads that differ from it only in
+        the given thread indices (T.get_thread_binding values) with the
+        reducer of the enclosing `T.attr(..., "reduce_scope", ...)`, and
+        stores the result into the element `out`."""
+        self._in_kernel("T.tvm_thread_allreduce", node)
+        for k in node.keywords:
+            if k.arg != "dtype":
+                raise self.error(f"unexpected argument '{k.arg}'", node)
+        if not self.reducers:
+            raise self.error("T.tvm_thread_allreduce must be inside `with T.attr(T.comm_reducer("
+                             "...), \"reduce_scope\", ...)`", node)
+        reducer = self.reducers[-1]
+        args = [self.expr(a) for a in node.args]
+        size = args[0].value if args and isinstance(args[0], TypedConstant) else \
+            (args[0] if args else None)
+        if len(args) < 5 or size != 1:
+            raise self.error("T.tvm_thread_allreduce takes (1, value, True, out, thread "
+                             "index, ...): all-reduces of several values are not supported",
+                             node)
+        value, cond, out, indices = args[1], args[2], args[3], args[4:]
+        if cond is not True:
+            raise self.error("T.tvm_thread_allreduce's condition must be True", node)
+        if not isinstance(out, Access) or not out.is_element:
+            raise self.error("T.tvm_thread_allreduce's result must be a buffer element", node)
+        dims = list(self.thread_dims) + [1] * (3 - len(self.thread_dims))
+        reduced = []
+        for i in indices:
+            d = self.thread_index_dims.get(i.ssa) if isinstance(i, Value) else None
+            if d is None:
+                raise self.error("T.tvm_thread_allreduce reduces over thread indices of "
+                                 "T.get_thread_binding", node)
+            if d not in reduced:
+                reduced.append(d)
+        t = out.buffer.dtype.mlir
+        acc = self.convert(self.value(value, node, t), t, node)
+        strides = [1, dims[0], dims[0] * dims[1]]
+        total = dims[0] * dims[1] * dims[2]
+        if total % _WARP == 0 and all(dims[d] & (dims[d] - 1) == 0 and
+                                      strides[d] & (strides[d] - 1) == 0 for d in reduced):
+            # The group's threads differ in the bits of `masks`: a butterfly
+            # over those within a warp, then the warps' partials meet in
+            # shared memory.
+            masks = [strides[d] << b for d in reduced for b in range(dims[d].bit_length() - 1)]
+            for m in (m for m in masks if m < _WARP):
+                acc = self._combine(reducer, acc, self.shuffle("bfly", acc, m, _WARP, None, node),
+                                    t, node)
+            parts = [(m, 2) for m in masks if m >= _WARP]
+        else:
+            parts = [(strides[d], dims[d]) for d in reduced]
+        if parts:
+            acc = self._combine_through_shared(reducer, acc, t, total, parts, node)
+        self.store(out, acc, node)
+
+    def _combine_through_shared(self, reducer, acc, t, total, parts, node):
+        """Each thread's value into a shared array at its thread index, then
+        each thread combines (in index order) those of the threads whose
+        index differs from its own by c * stride, c < extent, for each
+        (stride, extent) of `parts`, between block barriers."""
+        dt = next(d for d in dtypes.ALL if d.mlir == t and d.kind != "bool")
+        buf = Buffer(self.b.fresh("allreduce"), (total,), dt, "shared", "allreduce")
+        self.b.emit(f"{buf.ssa} = tile.alloc_shared : {buf.memref_type()}", self.loc(node))
+        tid = self.b.fresh("tx")
+        self.b.emit(f"{tid} = gpu.thread_id x upper_bound {total}", self.loc(node))
+        tid = Value(tid, "index")
+        self.store(Access(buf, [tid], node), acc, node)
+        self.b.emit("gpu.barrier", self.loc(node))
+        base = tid
+        offsets = [0]
+        for stride, extent in parts:
+            coord = self._index_op("rem", self._index_op("floordiv", tid, stride, node), extent,
+                                   node)
+            base = self._arith("sub", base, self._index_op("mul", coord, stride, node),
+                               "index", node)
+            offsets = [o + c * stride for c in range(extent) for o in offsets]
+        result = None
+        for o in sorted(offsets):
+            at = base if o == 0 else self._arith("add", base, self.const_index(o, node),
+                                                 "index", node)
+            v = self.load(Access(buf, [at], node), node)
+            result = v if result is None else self._combine(reducer, result, v, t, node)
+        self.b.emit("gpu.barrier", self.loc(node))
+        return result
 
     # ----------------------------------------------------------- bit scans
 
