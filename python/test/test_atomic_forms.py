@@ -196,3 +196,29 @@ def test_ramp_with_a_stride_is_an_error():
     with pytest.raises(TileCompileError) as e:
         k.script()
     assert_located(e, "strided-ramp", "only consecutive elements", source=THIS_FILE)
+
+
+def test_element_atomics_run_once_per_thread_on_the_cpu():
+    """An atomic on one element in thread-level code updates it once per
+    thread that reaches it (as on GPUs), also without other thread-level
+    code in the kernel; with the thread index in it, each thread its own."""
+
+    @T.prim_func
+    def same(C: T.Tensor((4,), "float32")):
+        with T.Kernel(2, threads=4):
+            T.atomic_add(C[0], 1.0)
+
+    @T.prim_func
+    def per_thread(C: T.Tensor((4,), "float32")):
+        with T.Kernel(2, threads=4):
+            t = T.get_thread_binding(0)
+            if t < 3:
+                T.atomic_add(C[t], 1.0)
+            T.atomic_max(C[3], T.cast(t, "float32") * 10)
+
+    c = np.zeros(4, np.float32)
+    tilemlir.compile(same, target="cpu")(c)
+    np.testing.assert_array_equal(c, [8, 0, 0, 0])
+    c = np.zeros(4, np.float32)
+    tilemlir.compile(per_thread, target="cpu")(c)
+    np.testing.assert_array_equal(c, [2, 2, 2, 30])

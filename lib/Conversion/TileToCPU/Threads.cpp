@@ -70,6 +70,19 @@ bool isTileOp(Operation *op) {
   return isa_and_nonnull<TileDialect>(op->getDialect());
 }
 
+/// An atomic on one element (a scalar, no region) outside the tile ops of a
+/// kernel: each thread that reaches it updates the element.
+bool isElementAtomicOfThreads(Operation *op) {
+  if (!isa<AtomicAddOp, AtomicMaxOp, AtomicMinOp>(op) || op->hasAttr("sizes") ||
+      isa<MemRefType>(op->getOperands().back().getType()))
+    return false;
+  for (Operation *p = op->getParentOp(); p && !isa<KernelOp>(p);
+       p = p->getParentOp())
+    if (isTileOp(p))
+      return false;
+  return true;
+}
+
 /// Tile ops, collectives, and ops holding either: they run once per block.
 bool isBlockLevel(Operation *op) {
   if (isTileOp(op) || isCollective(op))
@@ -93,6 +106,7 @@ public:
 private:
   // Analysis.
   void scalarizeLocalFills();
+  void scalarizeElementAtomics();
   void findPerThreadValues();
   bool isLocalBuffer(Value v) const {
     return v.getDefiningOp<AllocLocalOp>() != nullptr;
@@ -185,6 +199,31 @@ void ThreadSerializer::scalarizeLocalFills() {
             : zeroOf(rw, op->getLoc(),
                      cast<MemRefType>(buffer.getType()).getElementType());
     fillBuffer(rw, op->getLoc(), buffer, value);
+    rw.eraseOp(op);
+  }
+}
+
+/// Atomics on one element in thread-level code (outside tile ops) run once
+/// per thread that reaches them: they become memref.atomic_rmw, which the
+/// thread loops repeat per thread.
+void ThreadSerializer::scalarizeElementAtomics() {
+  SmallVector<Operation *> atomics;
+  kernel.walk([&](Operation *op) {
+    if (isElementAtomicOfThreads(op))
+      atomics.push_back(op);
+  });
+  for (Operation *op : atomics) {
+    rw.setInsertionPoint(op);
+    SmallVector<OpFoldResult> mixed;
+    if (auto add = dyn_cast<AtomicAddOp>(op))
+      mixed = add.getMixedOffsets();
+    else if (auto max = dyn_cast<AtomicMaxOp>(op))
+      mixed = max.getMixedOffsets();
+    else
+      mixed = cast<AtomicMinOp>(op).getMixedOffsets();
+    SmallVector<Value> idx =
+        getValueOrCreateConstantIndexOp(rw, op->getLoc(), mixed);
+    emitAtomicUpdate(rw, op->getLoc(), op, op->getOperands().back(), idx);
     rw.eraseOp(op);
   }
 }
@@ -575,7 +614,7 @@ LogicalResult ThreadSerializer::run() {
              "complete: compile for an NVIDIA target";
       return WalkResult::interrupt();
     }
-    any |= isThreadLevel(op);
+    any |= isThreadLevel(op) || isElementAtomicOfThreads(op);
     return WalkResult::advance();
   });
   if (walk.wasInterrupted())
@@ -583,6 +622,7 @@ LogicalResult ThreadSerializer::run() {
   if (!any)
     return success();
   scalarizeLocalFills();
+  scalarizeElementAtomics();
   findPerThreadValues();
   if (failed(serializeBlock(kernel.getBodyBlock())) ||
       failed(reloadPerThreadValues()) || failed(expandPerThreadLocals()))

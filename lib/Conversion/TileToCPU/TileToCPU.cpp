@@ -466,6 +466,26 @@ struct ReduceLowering : public OpRewritePattern<ReduceOp> {
 // Atomics
 //===----------------------------------------------------------------------===//
 
+} // namespace
+
+void mlir::tile::emitAtomicUpdate(OpBuilder &b, Location loc, Operation *atomic,
+                           Value value, ArrayRef<Value> idx) {
+  Value target = atomic->getOperand(0);
+  auto targetType = cast<MemRefType>(target.getType());
+  arith::AtomicRMWKind kind =
+      getAtomicRMWKind(atomic, targetType.getElementType());
+  SmallVector<int64_t> allDims =
+      llvm::to_vector(llvm::seq<int64_t>(0, targetType.getRank()));
+  Value cond = isGlobal(targetType)
+                   ? inBoundsCond(b, loc, target, idx, allDims)
+                   : Value();
+  buildIf(b, loc, cond, [&](OpBuilder &tb, Location tl) {
+    memref::AtomicRMWOp::create(tb, tl, kind, value, target, idx);
+  });
+}
+
+namespace {
+
 template <typename AtomicOpT>
 struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
   using OpRewritePattern<AtomicOpT>::OpRewritePattern;
@@ -473,22 +493,11 @@ struct AtomicLowering : public OpRewritePattern<AtomicOpT> {
   LogicalResult matchAndRewrite(AtomicOpT op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MemRefType targetType = op.getTarget().getType();
-    Type elt = targetType.getElementType();
-    arith::AtomicRMWKind kind = getAtomicRMWKind(op, elt);
     SmallVector<Value> offsets =
         getValueOrCreateConstantIndexOp(rewriter, loc, op.getMixedOffsets());
-    SmallVector<int64_t> allDims =
-        llvm::to_vector(llvm::seq<int64_t>(0, targetType.getRank()));
-    bool global = isGlobal(targetType);
-
     auto update = [&](OpBuilder &b, Location l, Value value,
                       ArrayRef<Value> idx) {
-      Value cond =
-          global ? inBoundsCond(b, l, op.getTarget(), idx, allDims) : Value();
-      buildIf(b, l, cond, [&](OpBuilder &tb, Location tl) {
-        memref::AtomicRMWOp::create(tb, tl, kind, value, op.getTarget(), idx);
-      });
+      emitAtomicUpdate(b, l, op, value, idx);
     };
 
     auto tileType = dyn_cast<MemRefType>(op.getValue().getType());

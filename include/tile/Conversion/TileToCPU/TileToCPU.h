@@ -18,6 +18,12 @@ namespace mlir::tile {
 /// Stores `value` to every element of `buffer` (a loop nest).
 void fillBuffer(OpBuilder &b, Location loc, Value buffer, Value value);
 
+/// One element's update of `atomic` (a tile.atomic_add / max / min): its
+/// combination of `value` into its target at `idx` as a memref.atomic_rmw,
+/// dropped where `idx` leaves a global target.
+void emitAtomicUpdate(OpBuilder &b, Location loc, Operation *atomic,
+                      Value value, ArrayRef<Value> idx);
+
 /// Patterns that lower every tile op except tile.kernel for the CPU.
 void populateTileToCPUOpPatterns(RewritePatternSet &patterns);
 

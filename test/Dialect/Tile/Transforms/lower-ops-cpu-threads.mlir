@@ -169,3 +169,26 @@ func.func @mbarrier() {
   }
   return
 }
+
+// -----
+
+// An atomic on one element outside the tile ops runs once per thread that
+// reaches it, as on GPUs: a memref.atomic_rmw in the loop over the block's
+// threads (guarded by the tensor's bounds), also in a kernel without other
+// thread-level code.
+// CHECK-LABEL: func.func @element_atomics
+// CHECK: tile.kernel
+// CHECK: scf.for %{{.*}} = %{{.*}} to %c4
+// CHECK: scf.if
+// CHECK: memref.atomic_rmw addf
+// CHECK: memref.atomic_rmw maximumf
+func.func @element_atomics(%C: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1.0 : f32
+  tile.kernel (%bx) in (2) threads(4) {
+    tile.atomic_add %C[%c0], %one : memref<8xf32>, f32
+    %s = tile.alloc_shared : memref<8xf32, #tile.scope<shared>>
+    tile.atomic_max %s[%c0], %one : memref<8xf32, #tile.scope<shared>>, f32
+  }
+  return
+}
