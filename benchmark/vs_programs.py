@@ -508,8 +508,9 @@ def decode_cases():
             work=2 * (b * s * 8 * 128 * 2) + 2 * b * 32 * 128 * 2, unit="GB/s",
             quick=b == 16))
     # examples/flash_decoding/example_mha_inference.py: main()'s b1 h32 q128
-    # kv8192 d128, 128x64 tiles.
-    for qs, s, causal in ((128, 8192, False), (128, 8192, True)):
+    # kv8192 d128, 128x64 tiles. Not causal: the program's causal split path
+    # is a TODO of its own (its ref_program asserts causal is False).
+    for qs, s, causal in ((128, 8192, False),):
         cases.append(Case(
             "flash decoding", "examples/flash_decoding/example_mha_inference.py", "flashattn",
             f"b1 h32 q{qs} kv{s} d128 fp16{' causal' if causal else ''}, 128x64",

@@ -115,3 +115,14 @@ def test_four_bit_tensor_is_a_located_error():
         factory()
     assert_located(e, "int4-tensor", "int4", "4-bit", source=THIS_FILE)
 
+
+
+def test_tensor_subscript_takes_any_dtype_form():
+    # T.Tensor[(shape), dtype] with the dtype as a name, a T. dtype, or a
+    # numpy (or torch) dtype, as TileLang's tests write it.
+    import numpy as np
+    for dt in ("uint8", T.uint8, np.uint8, np.dtype("uint8")):
+        spec = T.Tensor[(64,), dt]
+        assert spec.shape == (64,) and spec.dtype == T.uint8
+    assert T.Tensor[[4, 8], np.float16].shape == (4, 8)
+    assert T.Tensor[64, "float32"].shape == (64,)

@@ -1,13 +1,20 @@
 """TileLang forms of issue 14, on the cpu target against numpy (and compiled
 for sm_90a where the GPU lowering differs): `.astype(dtype)`, T.copy of one
 element, the `scope` argument of the allocations and T.alloc_buffer,
-fragments read and written by scalar code, reductions into a wider dtype."""
+fragments read and written by scalar code, reductions into a wider dtype,
+the batch= hint of reductions."""
+
+import inspect
 
 import numpy as np
 import pytest
+from test_errors import assert_located
 
 import tilemlir
 import tilemlir.language as T
+from tilemlir import TileCompileError
+
+THIS_FILE = inspect.getsourcefile(lambda: None)
 
 
 def cpu(func, *arrays, **kw):
@@ -416,3 +423,38 @@ def test_upper_case_loop_aliases():
     want[:, 0::2] *= 2
     want[:, 1::2] += 1
     np.testing.assert_array_equal(b, want)
+
+
+def test_reduce_batch_hint_keeps_the_result():
+    """TileLang's T.reduce_*(..., batch=n) (outputs a batched all-reduce
+    handles) and annotations= are accepted; the sums are the same."""
+
+    @T.prim_func
+    def k(A: T.Tensor((128, 64), "float32"), B: T.Tensor((128,), "float32")):
+        with T.Kernel(1, threads=256):
+            src = T.alloc_shared((128, 64), "float32")
+            dst = T.alloc_fragment((128,), "float32")
+            T.copy(A, src)
+            T.reduce_sum(src, dst, dim=1, batch=4, annotations={})
+            T.copy(dst, B)
+
+    a = np.random.default_rng(5).standard_normal((128, 64)).astype(np.float32)
+    b = np.zeros(128, np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_allclose(b, a.sum(axis=1), rtol=1e-5, atol=1e-5)
+    tilemlir.compile(k, target="cuda -arch=sm_90a")
+
+
+def test_reduce_batch_must_be_positive():
+    @T.prim_func
+    def k(A: T.Tensor((128, 64), "float32"), B: T.Tensor((128,), "float32")):
+        with T.Kernel(1, threads=256):
+            dst = T.alloc_fragment((128,), "float32")
+            src = T.alloc_fragment((128, 64), "float32")
+            T.copy(A, src)
+            T.reduce_sum(src, dst, dim=1, batch=0)  # <batch-zero>
+            T.copy(dst, B)
+
+    with pytest.raises(TileCompileError) as excinfo:
+        tilemlir.compile(k, target="cpu")
+    assert_located(excinfo, "batch-zero", "batch must be positive", source=THIS_FILE)

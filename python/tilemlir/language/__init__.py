@@ -101,7 +101,10 @@ class _TensorAnnotation:
             raise TileCompileError("error: " + str(e), *caller_location(1)) from None
 
     def __getitem__(self, key):
-        if isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], (DType, str)):
+        # T.Tensor[(M, K), dtype], the dtype a name, a DType or a torch dtype;
+        # T.Tensor[M, dtype] for one dimension.
+        if isinstance(key, tuple) and len(key) == 2 and (
+                isinstance(key[1], (DType, str)) or isinstance(key[0], (tuple, list))):
             return self(*key)
         return self(key)
 

@@ -341,7 +341,14 @@ class TileOpsMixin:
 
     def _reduce(self, node, kind):
         a = self._args(node, ["buffer", "out", "dim", "clear"],
-                       {"dim": -1, "clear": True, "nan_propagate": False})
+                       {"dim": -1, "clear": True, "nan_propagate": False, "batch": 1,
+                        "annotations": None})
+        # TileLang's batch= (outputs a batched all-reduce call handles) is a
+        # hint for its barriers; the result is the same, and the lowering
+        # here chooses its own exchange.
+        self._size(a["batch"], "batch", node)
+        if not isinstance(a["annotations"], (dict, type(None))):
+            raise self.error(f"annotations must be a dict, got {a['annotations']!r}", node)
         src = self._buffer_arg(a["buffer"], node, "the reduced buffer")
         dst = self._buffer_arg(a["out"], node, "the output buffer")
         self._writes(dst)
