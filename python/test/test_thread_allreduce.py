@@ -103,35 +103,29 @@ def test_allreduce_needs_a_reduce_scope():
     assert_located(excinfo, "no-scope", "must be inside", source=THIS_FILE)
 
 
-def test_allreduce_of_two_values_is_refused():
-    @T.prim_func
-    def k(C: T.Tensor((32,), "float32")):
-        with T.Kernel(1, threads=32):
-            t = T.get_thread_binding(0)
-            r = T.alloc_local((2,), "float32")
-            with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), "reduce_scope", 0):
-                T.evaluate(T.tvm_thread_allreduce(2, T.float32(1), True, r[0], t))  # <two>
-            C[t] = r[0]
+def misused_allreduce(size, over_block):
+    """An all-reduce of `size` values, over the block index where
+    `over_block` (not a thread index)."""
 
-    with pytest.raises(TileCompileError) as excinfo:
-        tilemlir.compile(k, target="cpu")
-    assert_located(excinfo, "two", "several values are not supported", source=THIS_FILE)
-
-
-def test_allreduce_over_a_non_thread_value_is_refused():
     @T.prim_func
     def k(C: T.Tensor((32,), "float32")):
         with T.Kernel(1, threads=32) as bx:
             t = T.get_thread_binding(0)
-            r = T.alloc_local((1,), "float32")
+            r = T.alloc_local((2,), "float32")
             with T.attr(T.comm_reducer(lambda x, y: x + y, [0.0]), "reduce_scope", 0):
-                T.evaluate(T.tvm_thread_allreduce(1, T.float32(1), True, r[0], bx))  # <not-thread>
+                T.evaluate(T.tvm_thread_allreduce(size, T.float32(1), True, r[0], bx if over_block else t))  # <misuse>
             C[t] = r[0]
 
+    return k
+
+
+@pytest.mark.parametrize("size,over_block,message", [
+    (2, False, "several values are not supported"),
+    (1, True, "thread indices of T.get_thread_binding")])
+def test_misused_allreduce_is_located(size, over_block, message):
     with pytest.raises(TileCompileError) as excinfo:
-        tilemlir.compile(k, target="cpu")
-    assert_located(excinfo, "not-thread", "thread indices of T.get_thread_binding",
-                   source=THIS_FILE)
+        tilemlir.compile(misused_allreduce(size, over_block), target="cpu")
+    assert_located(excinfo, "misuse", message, source=THIS_FILE)
 
 
 def test_other_attr_keys_are_refused():
