@@ -5,6 +5,8 @@ missing; a name it lacks takes its row from MISSING (by name) or BY_ORIGIN
 (by the TileLang module that lists it)."""
 
 PARTIAL = {
+    "__ldg": "a plain load of the element (T.__ldg(x[i]) or T.__ldg(x, i)); the read-only "
+             "cache is the target's choice",
     "attr": "TVM's 'reduce_scope' with a T.comm_reducer around T.tvm_thread_allreduce (as "
             "TileLang's GEMV example writes it); other keys are a located error",
     "comm_reducer": "a lambda of two values with one identity; reducers of several values are "

@@ -543,3 +543,24 @@ def test_entry_its_runtime_refuses_is_rebuilt(cache_dir, monkeypatch):
     assert calls, "the refused entry was not rebuilt"
     meta = json.loads((again.bundle_dir / "bundle.json").read_text())
     assert {"kind": "ptr", "param": 9} not in meta["kernel_args"]
+
+
+def test_disabled_cache_neither_reads_nor_writes(cache_dir, compile_calls):
+    # TileLang's tilelang.disable_cache() / enable_cache() / is_cache_enabled().
+    func = scale_func(16, 2.0)
+    tilemlir.compile(func, out_idx=[1])
+    assert len(compile_calls) == 1
+    tilemlir.disable_cache()
+    try:
+        assert not tilemlir.is_cache_enabled()
+        k = tilemlir.compile(func, out_idx=[1])
+        assert len(compile_calls) == 2          # the entry was not read
+        run_scale(k, 16, 2.0)
+        assert k.bundle_dir.parent != cache_dir
+        tilemlir.compile(scale_func(17, 2.0), out_idx=[1])
+        assert len(entries(cache_dir)) == 1      # nor a new one written
+    finally:
+        tilemlir.enable_cache()
+    assert tilemlir.is_cache_enabled()
+    tilemlir.compile(func, out_idx=[1])
+    assert len(compile_calls) == 3               # enabled again: a hit

@@ -458,3 +458,41 @@ def test_reduce_batch_must_be_positive():
     with pytest.raises(TileCompileError) as excinfo:
         tilemlir.compile(k, target="cpu")
     assert_located(excinfo, "batch-zero", "batch must be positive", source=THIS_FILE)
+
+
+def test_ceildiv_align_up_and_ldg():
+    """T.ceildiv / T.align_up of typed constants (TVM's floor semantics for
+    negative numerators) and of Python ints; T.__ldg(x[i]) and
+    T.__ldg(x, i) read the element."""
+
+    @T.prim_func
+    def k(x: T.Tensor((8,), "float32"), y: T.Tensor((8,), "float32"),
+          A: T.Tensor((6,), "int32")):
+        with T.Kernel(1, threads=8):
+            t = T.get_thread_binding(0)
+            y[t] = T.__ldg(x[t]) * 10 + T.__ldg(x, 7 - t)
+            A[0] = T.align_up(T.int32(1), T.int32(32))
+            A[1] = T.align_up(T.int32(-1), T.int32(32))
+            A[2] = T.align_up(T.int32(-33), T.int32(32))
+            A[3] = T.align_up(100, 32)
+            A[4] = T.ceildiv(T.int32(-2), T.int32(32))
+            A[5] = T.ceildiv(T.int32(33), T.int32(32))
+
+    x = np.arange(8, dtype=np.float32)
+    y = np.zeros(8, np.float32)
+    a = np.zeros(6, np.int32)
+    cpu(k, x, y, a)
+    np.testing.assert_array_equal(y, x * 10 + x[::-1])
+    np.testing.assert_array_equal(a, [32, 0, -32, 128, 0, 2])
+    assert T.align_up(100, 32) == 128
+
+
+def test_ldg_needs_an_element():
+    @T.prim_func
+    def k(x: T.Tensor((8,), "float32"), y: T.Tensor((8,), "float32")):
+        with T.Kernel(1, threads=8):
+            y[0] = T.__ldg(x)  # <ldg-buffer>
+
+    with pytest.raises(TileCompileError) as excinfo:
+        tilemlir.compile(k, target="cpu")
+    assert_located(excinfo, "ldg-buffer", "needs the index", source=THIS_FILE)

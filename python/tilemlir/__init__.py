@@ -19,6 +19,8 @@ __version__ = "0.1.0"
 # TileLang's ceildiv on Python numbers, and T.ceildiv inside kernels.
 cdiv = language.ceildiv
 
+from .jit.cache import disable_cache, enable_cache, is_cache_enabled  # noqa: E402
+
 # Imported on first use, so that `import tilemlir` stays fast.
 _LAZY = {"PassConfigKey": ("transform", "PassConfigKey"), "DataType": ("tvm", "DataType"),
          "lower": ("engine", "lower")}
@@ -26,7 +28,8 @@ _SUBMODULES = ("tvm", "transform", "testing", "utils", "contrib", "carver", "pro
                "runtime", "layout", "engine", "cuda", "ir")
 
 __all__ = ["language", "jit", "compile", "JITKernel", "TileCompileError", "TensorSupplyType",
-           "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__", "lower"]
+           "autotune", "AutoTuner", "cdiv", "PassConfigKey", "DataType", "__version__", "lower",
+           "disable_cache", "enable_cache", "is_cache_enabled"]
 
 
 def __getattr__(name):

@@ -30,6 +30,25 @@ ENTRY = "entry.json"
 BUNDLE = "bundle.json"
 
 
+# TileLang's enable_cache / disable_cache: while disabled, kernels are
+# compiled into private directories and no entry is read or written.
+_enabled = True
+
+
+def is_cache_enabled():
+    return _enabled
+
+
+def enable_cache():
+    global _enabled
+    _enabled = True
+
+
+def disable_cache():
+    global _enabled
+    _enabled = False
+
+
 def cache_dir():
     env = os.environ.get("TILEMLIR_CACHE_DIR")
     if env:
@@ -57,6 +76,8 @@ def lookup(key, compiler_id=None, params=None):
     library at hand), an entry that another build of the compiler wrote is
     stale: removed too. Without one (no compiler here), any intact entry
     serves. Never raises for what it finds on disk."""
+    if not _enabled:
+        return None
     entry = cache_dir() / key
     if not os.path.lexists(entry):
         return None
@@ -230,6 +251,8 @@ def store(key, meta, files):
     gets `meta` plus the files' digests. Returns the entry's directory, or,
     where the cache cannot be written, a private directory that holds the
     bundle until the process exits (after a one-line warning)."""
+    if not _enabled:
+        return _private(key, meta, files)
     root = cache_dir()
     tmp = None
     try:
@@ -261,6 +284,11 @@ def _uncached(key, meta, files, root, error):
     warnings.warn(f"tilemlir: the kernel cache {root} cannot be written ({error}); compiling "
                   "without the cache (set TILEMLIR_CACHE_DIR to a writable directory)",
                   RuntimeWarning, stacklevel=4)
+    return _private(key, meta, files)
+
+
+def _private(key, meta, files):
+    """The bundle in a directory of this process's own, removed at exit."""
     path = pathlib.Path(tempfile.mkdtemp(prefix="tilemlir-uncached-"))
     atexit.register(shutil.rmtree, path, True)
     _write_entry(path, key, meta, files)

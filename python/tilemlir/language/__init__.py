@@ -369,6 +369,8 @@ sts64 = Intrinsic("sts64")
 sts128 = Intrinsic("sts128")
 # Scalar math: usable on Python numbers too.
 ceildiv = Intrinsic("ceildiv", _ceildiv)
+# TVM's align_up: x rounded up to a multiple of y (ceildiv(x, y) * y).
+align_up = Intrinsic("align_up", lambda x, y: _ceildiv(x, y) * y)
 floordiv = Intrinsic("floordiv", lambda a, b: a // b)
 floormod = Intrinsic("floormod", lambda a, b: a % b)
 truncdiv = Intrinsic("truncdiv", _truncdiv)
@@ -453,6 +455,9 @@ warp_reduce_min = Intrinsic("warp_reduce_min")
 warp_reduce_bitand = Intrinsic("warp_reduce_bitand")
 warp_reduce_bitor = Intrinsic("warp_reduce_bitor")
 __ffs = Intrinsic("__ffs")
+# CUDA's __ldg: a load through the read-only data cache; here a plain load
+# (T.__ldg(x[i]) or T.__ldg(x, i)).
+__ldg = Intrinsic("__ldg")
 __fns = Intrinsic("__fns")
 alloc_var = Intrinsic("alloc_var")
 # mbarriers and T.tma_copy (barrier_ops.py).

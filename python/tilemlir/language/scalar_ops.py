@@ -16,14 +16,22 @@ from .scalars import is_float as _is_float
 class ScalarOpsMixin:
     def call_ceildiv(self, node):
         a = self._args(node, ["lhs", "rhs"])
-        x, y = a["lhs"], a["rhs"]
-        if not isinstance(x, (Value, Access)) and not isinstance(y, (Value, Access)):
+        return self._ceildiv(a["lhs"], a["rhs"], node)
+
+    def _ceildiv(self, x, y, node):
+        kernel = (Value, Access, TypedConstant)
+        if not isinstance(x, kernel) and not isinstance(y, kernel):
             try:
                 return -(-x // y)
             except Exception as e:  # noqa: BLE001 - e.g. T.ceildiv(M, 0)
                 raise self.error(f"T.ceildiv({x!r}, {y!r}): {e}", node) from None
         num = self.binop(ast.Add(), x, self.binop(ast.Sub(), y, 1, node), node)
         return self.binop(ast.FloorDiv(), num, y, node)
+
+    def call_align_up(self, node):
+        """TVM's align_up(x, y): ceildiv(x, y) * y."""
+        a = self._args(node, ["x", "y"])
+        return self.binop(ast.Mult(), self._ceildiv(a["x"], a["y"], node), a["y"], node)
 
     # TVM's integer divisions: floordiv / floormod are `//` / `%` (the
     # quotient rounds down, the remainder takes the divisor's sign);

@@ -537,6 +537,23 @@ class ThreadOpsMixin:
         self.b.emit("gpu.barrier", self.loc(node))
         return result
 
+    def call___ldg(self, node):
+        """CUDA's __ldg (T.__ldg(x[i]) or T.__ldg(x, i)): the element's value,
+        loaded as any other load (the read-only cache is the target's
+        choice)."""
+        a = self._args(node, ["load_or_buf", "index"], {"index": None})
+        x, index = a["load_or_buf"], a["index"]
+        if isinstance(x, Buffer):
+            if index is None:
+                raise self.error("T.__ldg(buffer, index) needs the index", node)
+            index = list(index) if isinstance(index, (list, tuple)) else [index]
+            x = Access(x, index, node)
+        if not isinstance(x, Access) or not x.is_element or index is not None and \
+                x.buffer is None:
+            raise self.error("T.__ldg takes an element (T.__ldg(x[i])) or a buffer and an "
+                             "index", node)
+        return self.load(x, node)
+
     # ----------------------------------------------------------- bit scans
 
     def call___ffs(self, node):
