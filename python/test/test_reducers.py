@@ -172,3 +172,93 @@ def test_update_outside_parallel_is_a_located_error():
     with pytest.raises(TileCompileError) as e:
         k.script()
     assert_located(e, "serial-update", "outside a T.Parallel loop", source=THIS_FILE)
+
+
+# The epoch of a reducer between T.reducer_init and T.finalize_reducer: each
+# thread holds a partial, so only T.reducer_update touches it, and the
+# finalize runs once per init. Each misuse below is `variant` of one kernel.
+def epoch_kernel(variant):
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32"), B: T.Tensor((1,), "float32")):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((8,), "float32")
+            T.copy(A, src)
+            acc = T.alloc_reducer((1,), "float32", op="sum")
+            result = T.alloc_fragment((1,), "float32")
+            if variant == "init-in-loop":
+                for _ in T.serial(2):
+                    T.reducer_init(acc)
+                    for i in T.Parallel(8):
+                        T.reducer_update(acc[0], src[i])
+            elif variant == "finalize-in-loop":
+                T.reducer_init(acc)
+                for _ in T.serial(2):
+                    for i in T.Parallel(8):
+                        T.reducer_update(acc[0], src[i])
+                    T.finalize_reducer(acc, result)  # <finalize-in-loop>
+            elif variant != "no-init":
+                if variant == "f16-init":
+                    T.reducer_init(acc, T.float16(1.0))  # <f16-init>
+                else:
+                    T.reducer_init(acc)  # <init>
+                if variant == "double-init":
+                    T.reducer_init(acc)  # <double-init>
+                for i in T.Parallel(8):
+                    if variant == "store":
+                        acc[0] += src[i]  # <store>
+                    else:
+                        T.reducer_update(acc[0], src[i])
+                if variant == "read":
+                    B[0] = acc[0]  # <read>
+                if variant == "clear":
+                    T.clear(acc)  # <clear>
+            else:
+                for i in T.Parallel(8):
+                    T.reducer_update(acc[0], src[i])  # <no-init>
+            if variant not in ("finalize-in-loop", "unfinalized"):
+                T.finalize_reducer(acc, result)  # <finalize>
+            if T.get_thread_binding() == 0:
+                B[0] = result[0]
+
+    return k
+
+
+@pytest.mark.parametrize("variant,marker,message", [
+    ("f16-init", "f16-init", "does not match reducer 'acc'"),
+    ("no-init", "no-init", "before T.reducer_init"),
+    ("unfinalized", "init", "is never finalized"),
+    ("store", "store", "illegal read of reducer 'acc'"),
+    ("read", "read", "illegal read of reducer 'acc'"),
+    ("clear", "clear", "illegal store to reducer 'acc'"),
+    ("double-init", "double-init", "double T.reducer_init"),
+    ("init-in-loop", "finalize", "not in the scope of its T.reducer_init"),
+    ("finalize-in-loop", "finalize-in-loop", "not in the scope of its T.reducer_init")])
+def test_reducer_epoch_misuse_is_located(variant, marker, message):
+    with pytest.raises(TileCompileError) as e:
+        tilemlir.compile(epoch_kernel(variant), target="cpu")
+    assert_located(e, marker, message, source=THIS_FILE)
+
+
+def test_reducer_epochs_reopen_per_iteration_and_finalize_in_a_branch(rng):
+    """A whole epoch inside a serial loop reopens each iteration; a finalize
+    in a branch nested in the init's scope is legal."""
+
+    @T.prim_func
+    def k(A: T.Tensor((4, 8), "float32"), B: T.Tensor((4,), "float32")):
+        with T.Kernel(1, threads=128):
+            src = T.alloc_fragment((8,), "float32")
+            result = T.alloc_fragment((1,), "float32")
+            for r in T.serial(4):
+                T.copy(A[r, 0:8], src)
+                acc = T.alloc_reducer((1,), "float32", op="max")
+                T.reducer_init(acc, A[r, 0])
+                for i in T.Parallel(8):
+                    T.reducer_update(acc[0], src[i])
+                if r < 4:
+                    T.finalize_reducer(acc, result)
+                T.copy(result, B[r:r + 1])
+
+    a = rng.standard_normal((4, 8)).astype(np.float32)
+    b = np.zeros(4, np.float32)
+    tilemlir.compile(k, target="cpu")(a, b)
+    np.testing.assert_array_equal(b, a.max(axis=1))

@@ -64,12 +64,46 @@ class BufferOpsMixin:
         bits = buf.dtype.bits
         return self.const(-(1 << (bits - 1)) if sign < 0 else (1 << (bits - 1)) - 1, t, node)
 
+    def _control_context(self):
+        """The loops and branches around the current statement in the kernel
+        (where a reducer epoch opens and must close)."""
+        return tuple((scope.kind, id(scope)) for scope in self.scopes
+                     if scope.kind in ("loop", "if"))
+
+    def check_reducer_epoch(self, buf, what, node):
+        """Between T.reducer_init and T.finalize_reducer a reducer holds each
+        thread's partial: only T.reducer_update may touch it (`what`: the
+        access, "read" or "store to")."""
+        if buf.reducer_epoch is not None and not self.in_reducer_update:
+            line = buf.reducer_epoch[1].lineno
+            raise self.error(f"illegal {what} reducer '{buf.name}' between its T.reducer_init "
+                             f"(line {line}) and T.finalize_reducer: update it with "
+                             "T.reducer_update, read it after T.finalize_reducer", node)
+
+    def check_reducers_finalized(self, node):
+        """At the end of a kernel: every reducer epoch was closed."""
+        for buf in self.open_reducers:
+            if buf.reducer_epoch is not None:
+                raise self.error(f"the reducer '{buf.name}' opened by T.reducer_init at line "
+                                 f"{buf.reducer_epoch[1].lineno} is never finalized "
+                                 "(T.finalize_reducer)", buf.reducer_epoch[1])
+        self.open_reducers = []
+
     def call_reducer_init(self, node):
         """Opens a reduction: the copies start from the op's identity; `init`
         is combined into each result once, when it is finalized."""
         a = self._args(node, ["reducer", "init"], {"init": None})
         buf = self._reducer_arg(a["reducer"], node, "T.reducer_init's reducer")
         t = buf.dtype.mlir
+        if buf.reducer_epoch is not None:
+            raise self.error(f"double T.reducer_init of reducer '{buf.name}': the one at line "
+                             f"{buf.reducer_epoch[1].lineno} is not finalized yet", node)
+        init_type = self.type_of(a["init"]) if a["init"] is not None else None
+        if init_type is not None and init_type != t:
+            raise self.error(f"the T.reducer_init value's dtype ({init_type}) does not match "
+                             f"reducer '{buf.name}' ({t})", node)
+        buf.reducer_epoch = (self._control_context(), node)
+        self.open_reducers.append(buf)
         identity = self._reducer_identity(buf, node)
         self.b.emit(f"tile.fill {buf.ssa}, {identity.ssa} : {buf.memref_type()}, {t}",
                     self.loc(node))
@@ -84,12 +118,19 @@ class BufferOpsMixin:
         if not isinstance(target, Access) or not target.is_element:
             raise self.error("T.reducer_update needs an element of a reducer, such as acc[i]", node)
         buf = self._reducer_arg(target.buffer, node, "T.reducer_update's target")
-        old = self.load(target, node)
-        if buf.reducer == "sum":
-            new = self.binop(ast.Add(), old, a["value"], node)
-        else:
-            new = self.minmax(buf.reducer, [old, a["value"]], node)
-        self.store(target, new, node)
+        if buf.reducer_epoch is None:
+            raise self.error(f"T.reducer_update of reducer '{buf.name}' before T.reducer_init "
+                             "(which opens its reduction)", node)
+        self.in_reducer_update = True
+        try:
+            old = self.load(target, node)
+            if buf.reducer == "sum":
+                new = self.binop(ast.Add(), old, a["value"], node)
+            else:
+                new = self.minmax(buf.reducer, [old, a["value"]], node)
+            self.store(target, new, node)
+        finally:
+            self.in_reducer_update = False
 
     def call_finalize_reducer(self, node):
         """Combines the copies of a reducer across the block (in place), or,
@@ -97,6 +138,16 @@ class BufferOpsMixin:
         a = self._args(node, ["reducer", "dst", "batch", "annotations"],
                         {"dst": None, "batch": 1, "annotations": None})
         buf = self._reducer_arg(a["reducer"], node, "T.finalize_reducer's reducer")
+        if buf.reducer_epoch is not None:
+            # The finalize runs once per init: in the init's loops and
+            # branches, or in a branch nested in them.
+            opened = buf.reducer_epoch[0]
+            here = self._control_context()
+            if here[:len(opened)] != opened or any(k != "if" for k, _ in here[len(opened):]):
+                raise self.error(f"T.finalize_reducer of '{buf.name}' is not in the scope of its "
+                                 f"T.reducer_init (line {buf.reducer_epoch[1].lineno}): it must "
+                                 "run once per init, in the same loops", node)
+            buf.reducer_epoch = None
         batch = a["batch"]
         if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
             raise self.error(f"T.finalize_reducer: batch must be >= 1, got {batch!r}", node)

@@ -156,6 +156,9 @@ class Buffer:
     # its T.reducer_init gave (a Value), combined in when it is finalized.
     reducer = None
     reducer_seed = None
+    # The open epoch of a reducer between T.reducer_init and
+    # T.finalize_reducer: (its control context, the init's node), or None.
+    reducer_epoch = None
     is_var = False  # T.alloc_var: its name reads and assigns element 0
 
     def __init__(self, ssa, shape, dtype, scope, name, strides=None):

@@ -59,6 +59,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
         self.dyn_values = {}
         self.kernel = None  # (block index Values, grid extents) of the open kernel
         self.reducers = []  # the T.comm_reducers of the open T.attr reduce_scopes
+        self.open_reducers = []  # reducers that T.reducer_init opened in this kernel
+        self.in_reducer_update = False
         self.thread_index_dims = {}  # thread index SSA name -> its dimension
         self.launches = []  # the launch of each T.Kernel, in order
         self.node = self.func_def
@@ -427,6 +429,8 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
 
     def load(self, acc, node):
         buf = acc.buffer
+        if buf.reducer is not None:
+            self.check_reducer_epoch(buf, "read of", node)
         if not acc.is_element:
             raise self.error(f"a slice of '{buf.name}' cannot be used as a value; "
                              f"index single elements or pass the region to T.copy", node)
@@ -451,6 +455,7 @@ class Translator(StatementsMixin, ExpressionsMixin, TileOpsMixin, CopyFormsMixin
             raise self.error(f"'{buf.name}' has {buf.ndim} dimensions, indexed with "
                              f"{len(acc.items)}", node)
         if buf.reducer is not None:
+            self.check_reducer_epoch(buf, "store to", node)
             self._check_reducer_update(buf, node)
         v = self.convert(self.value(value, node, buf.dtype.mlir), buf.dtype.mlir, node)
         idx = [self.convert(self.value(i, node, "index"), "index", node) for i in acc.items]

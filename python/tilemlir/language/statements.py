@@ -218,6 +218,7 @@ class StatementsMixin:
             for t, v in zip(var.elts, values):
                 self.bind(t.id, v, node)
         self.stmts(node.body)
+        self.check_reducers_finalized(node)
         self.pop()
         self.kernel = None
         self.b.close(self.loc(node))

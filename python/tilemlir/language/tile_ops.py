@@ -190,6 +190,9 @@ class TileOpsMixin:
         disable_tma)."""
         sbuf, soff, ssz = self._region(a["src"], node)
         dbuf, doff, dsz = self._region(a["dst"], node)
+        for buf, what in ((sbuf, "read of"), (dbuf, "store to")):
+            if buf.reducer is not None:
+                self.check_reducer_epoch(buf, what, node)
         self._writes(dbuf)
 
         def whole(buf):
@@ -321,6 +324,8 @@ class TileOpsMixin:
     def call_clear(self, node):
         a = self._args(node, ["buffer"])
         buf = self._buffer_arg(a["buffer"], node, "T.clear's argument")
+        if buf.reducer is not None:
+            self.check_reducer_epoch(buf, "store to", node)
         self._writes(buf)
         buf.reducer_seed = None
         self.b.emit(f"tile.clear {buf.ssa} : {buf.memref_type()}", self.loc(node))
@@ -328,6 +333,8 @@ class TileOpsMixin:
     def call_fill(self, node):
         a = self._args(node, ["buffer", "value"])
         buf = self._buffer_arg(a["buffer"], node, "T.fill's buffer")
+        if buf.reducer is not None:
+            self.check_reducer_epoch(buf, "store to", node)
         self._writes(buf)
         if buf.reducer in ("sum",) and a["value"] not in (0, 0.0):
             # Every thread's copy starts from the value: the result would
