@@ -262,3 +262,33 @@ def test_reducer_epochs_reopen_per_iteration_and_finalize_in_a_branch(rng):
     b = np.zeros(4, np.float32)
     tilemlir.compile(k, target="cpu")(a, b)
     np.testing.assert_array_equal(b, a.max(axis=1))
+
+
+def test_epoch_finalized_in_a_branch_on_a_loaded_flag(rng):
+    """A block-uniform branch on a value loaded from a tensor (computed by
+    the thread-level code around it on the cpu target) holds the finalize:
+    blocks whose flag is negative skip the reduction."""
+
+    @T.prim_func
+    def k(A: T.Tensor((8,), "float32"), S: T.Tensor((2,), "int32"),
+          B: T.Tensor((2,), "float32")):
+        with T.Kernel(2, threads=128) as bx:
+            src = T.alloc_fragment((8,), "float32")
+            T.copy(A, src)
+            acc = T.alloc_reducer((1,), "float32", op="sum")
+            T.reducer_init(acc)
+            if S[bx] < 0:
+                if T.get_thread_binding() == 0:
+                    B[bx] = -1.0
+            else:
+                for i in T.Parallel(8):
+                    T.reducer_update(acc[0], src[i])
+                result = T.alloc_fragment((1,), "float32")
+                T.finalize_reducer(acc, result)
+                if T.get_thread_binding() == 0:
+                    B[bx] = result[0]
+
+    a = rng.standard_normal(8).astype(np.float32)
+    b = np.zeros(2, np.float32)
+    tilemlir.compile(k, target="cpu")(a, np.array([-1, 1], np.int32), b)
+    np.testing.assert_allclose(b, [-1.0, a.sum()], rtol=1e-6)

@@ -533,6 +533,31 @@ LogicalResult ThreadSerializer::reloadPerThreadValues() {
     for (auto [use, r] : updates)
       rw.modifyOpInPlace(use->getOwner(), [&, use = use, r = r] { use->set(r); });
   }
+  // A value a thread loop computed from nothing per-thread (a load of a
+  // uniform address, arithmetic on block values) is the same in every
+  // thread: block-level code reads thread 0's.
+  SmallVector<OpOperand *> uniformUses;
+  kernel.walk([&](Operation *op) {
+    if (enclosingThreadLoop(op) || threadLoops.contains(op))
+      return;
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
+      Operation *def = v.getDefiningOp();
+      if (def && !isa<gpu::ThreadIdOp>(def) && enclosingThreadLoop(def) &&
+          !perThread.contains(v) && !collectiveResults.count(v) &&
+          v.getType().isIntOrIndexOrFloat())
+        uniformUses.push_back(&use);
+    }
+  });
+  for (OpOperand *use : uniformUses) {
+    FailureOr<Value> buf = scratchOf(use->get());
+    if (failed(buf))
+      continue;
+    rw.setInsertionPoint(use->getOwner());
+    Value first = memref::LoadOp::create(rw, use->get().getLoc(), *buf,
+                                         ValueRange{constIdx(0)});
+    rw.modifyOpInPlace(use->getOwner(), [&] { use->set(first); });
+  }
   // Whatever else still reads a per-thread value is block-level code.
   WalkResult walk = kernel.walk([&](Operation *op) {
     if (enclosingThreadLoop(op) || threadLoops.contains(op))

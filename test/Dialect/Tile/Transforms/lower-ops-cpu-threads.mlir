@@ -192,3 +192,33 @@ func.func @element_atomics(%C: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// A value that a thread loop computes from nothing per-thread (here a load
+// of the block's flag) is the same in every thread: the block-level branch
+// around a tile op reads thread 0's copy of it.
+// CHECK-LABEL: func.func @uniform_value_of_a_thread_loop
+// CHECK: %[[FLAGS:.*]] = memref.alloca() {{.*}} : memref<4xi1
+// CHECK: scf.for
+// CHECK: arith.cmpi slt
+// CHECK: memref.store %{{.*}}, %[[FLAGS]]
+// CHECK: %[[FLAG:.*]] = memref.load %[[FLAGS]][%c0]
+// CHECK: scf.if %[[FLAG]]
+func.func @uniform_value_of_a_thread_loop(%S: memref<2xi32>, %B: memref<4xf32>) {
+  %zero = arith.constant 0 : i32
+  %one = arith.constant 1.0 : f32
+  tile.kernel (%bx) in (2) threads(4) {
+    %t = gpu.thread_id x upper_bound 4
+    %tf = arith.index_cast %t : index to i32
+    %f = arith.sitofp %tf : i32 to f32
+    memref.store %f, %B[%t] : memref<4xf32>
+    %s = memref.load %S[%bx] : memref<2xi32>
+    %neg = arith.cmpi slt, %s, %zero : i32
+    %frag = tile.alloc_fragment : memref<4xf32, #tile.scope<fragment>>
+    scf.if %neg {
+      tile.fill %frag, %one : memref<4xf32, #tile.scope<fragment>>, f32
+    }
+  }
+  return
+}
