@@ -40,6 +40,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -214,16 +215,15 @@ void ThreadSerializer::scalarizeElementAtomics() {
   });
   for (Operation *op : atomics) {
     rw.setInsertionPoint(op);
-    SmallVector<OpFoldResult> mixed;
-    if (auto add = dyn_cast<AtomicAddOp>(op))
-      mixed = add.getMixedOffsets();
-    else if (auto max = dyn_cast<AtomicMaxOp>(op))
-      mixed = max.getMixedOffsets();
-    else
-      mixed = cast<AtomicMinOp>(op).getMixedOffsets();
+    using Parts = std::pair<SmallVector<OpFoldResult>, Value>;
+    Parts parts =
+        TypeSwitch<Operation *, Parts>(op)
+            .Case<AtomicAddOp, AtomicMaxOp, AtomicMinOp>([](auto atomic) {
+              return Parts(atomic.getMixedOffsets(), atomic.getValue());
+            });
     SmallVector<Value> idx =
-        getValueOrCreateConstantIndexOp(rw, op->getLoc(), mixed);
-    emitAtomicUpdate(rw, op->getLoc(), op, op->getOperands().back(), idx);
+        getValueOrCreateConstantIndexOp(rw, op->getLoc(), parts.first);
+    emitAtomicUpdate(rw, op->getLoc(), op, parts.second, idx);
     rw.eraseOp(op);
   }
 }

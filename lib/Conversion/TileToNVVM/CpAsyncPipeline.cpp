@@ -235,6 +235,37 @@ void issueGroups(RewriterBase &rewriter, Location loc, PipelinedOp loop,
   }
 }
 
+/// The prologue before `loop`: iterations -maxAhead .. -1 of the steady
+/// state, a commit group each; in iteration v a producer loads iteration
+/// v + ahead (from 0 on) into its slot v + ahead. Returns the last group.
+Value issuePrologue(RewriterBase &rewriter, Location loc, PipelinedOp loop,
+                    ArrayRef<Producer> producers, int64_t maxAhead,
+                    int64_t threads) {
+  MLIRContext *ctx = loop.getContext();
+  Value lastGroup;
+  for (int64_t s = 0; s < maxAhead; ++s) {
+    DenseMap<int64_t, Value> ivs;
+    auto logical = [&](const Producer &p) { return s - maxAhead + p.ahead; };
+    issueGroups(
+        rewriter, loc, loop, producers, threads,
+        [&](const Producer &p) -> Value {
+          int64_t j = logical(p);
+          if (j < 0)
+            return nullptr;
+          Value &iv = ivs[j];
+          if (!iv)
+            iv = iterationAt(rewriter, loc, loop, indexConst(rewriter, loc, j));
+          return iv;
+        },
+        [&](OpBuilder &b, Location l, const Producer &p) {
+          return indexConst(b, l, logical(p));
+        });
+    lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(
+        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
+  }
+  return lastGroup;
+}
+
 } // namespace
 
 void nvvm::pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
@@ -283,31 +314,10 @@ void nvvm::pipelineWithCpAsync(RewriterBase &rewriter, PipelinedOp loop,
         (p.ahead + 1) * type.getNumElements() * type.getElementTypeBitWidth() / 8;
   }
 
-  // Prologue: iterations -maxAhead .. -1 of the steady state, a group each;
-  // in iteration v a producer loads iteration v + ahead (from 0 on) into
-  // its slot v + ahead.
+  // Prologue: iterations -maxAhead .. -1 of the steady state.
   rewriter.setInsertionPoint(loop);
-  Value lastGroup;
-  for (int64_t s = 0; s < maxAhead; ++s) {
-    DenseMap<int64_t, Value> ivs;
-    auto logical = [&](const Producer &p) { return s - maxAhead + p.ahead; };
-    issueGroups(
-        rewriter, loc, loop, producers, threads,
-        [&](const Producer &p) -> Value {
-          int64_t j = logical(p);
-          if (j < 0)
-            return nullptr;
-          Value &iv = ivs[j];
-          if (!iv)
-            iv = iterationAt(rewriter, loc, loop, indexConst(rewriter, loc, j));
-          return iv;
-        },
-        [&](OpBuilder &b, Location l, const Producer &p) {
-          return indexConst(b, l, logical(p));
-        });
-    lastGroup = nvgpu::DeviceAsyncCreateGroupOp::create(
-        rewriter, loc, nvgpu::DeviceAsyncTokenType::get(ctx), ValueRange{});
-  }
+  Value lastGroup = issuePrologue(rewriter, loc, loop, producers, maxAhead,
+                                  threads);
 
   // Steady state: wait for this iteration's loads (the groups of the
   // minAhead - 1 iterations after theirs may still run), then, where the
